@@ -529,3 +529,49 @@ def test_a_prompt_and_budget_beyond_the_context_is_an_error_row_not_a_generation
     assert isinstance(filled, ProviderError) and not filled.retryable
     assert "fills the context of 'smollm2-135m' (8,192 tokens" in str(filled)
     assert "a lower max_tokens will not help" in str(filled)
+
+
+def test_an_answer_cut_inside_a_think_block_the_template_opened_is_stored_as_reasoning(
+    smollm2: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A chat template that opens the `<think>` block itself (DeepSeek-R1 distills, QwQ): the
+    real engine's answer, cut at the token limit before any `</think>`, held no tag, and its
+    whole reasoning was stored as the poem, form-checked and judged. The adapter sees the
+    rendered prompt: the stored answer starts with the tag, the poem is empty, the reasoning
+    kept apart; with SmolLM2's own template nothing changes."""
+    import json as json_module
+
+    from poemetric.generation.stage import run_generation
+    from poemetric.pipeline import prepare_run
+    from poemetric.roster import load_roster
+    from poemetric.store import RunStore
+
+    spec = load_roster("generators")["smollm2-135m"]
+    spec = spec.model_copy(update={"settings": spec.settings.model_copy(update={"max_tokens": 12})})
+    one = dataclasses.replace(FAST, limit=1)
+    template = smollm2.tokenizer.chat_template
+    opening = "{{ '<|im_start|>assistant\n' }}"  # a newline inside the Jinja string
+    assert opening in template
+    monkeypatch.setattr(
+        smollm2.tokenizer,
+        "chat_template",
+        template.replace(opening, "{{ '<|im_start|>assistant\n<think>\n' }}"),
+    )
+    with RunStore(tmp_path / "run") as store:
+        prepare_run(store, "lear-limericks", limit=1)
+        run_generation(store, [spec], options=one)
+        (row,) = store.query("SELECT * FROM generations WHERE author = ?", (spec.name,))
+    assert row["status"] == "ok" and row["finish_reason"] == "length"
+    assert row["response_text"].startswith("<think>\n")
+    assert json_module.loads(row["raw_response"])["template_opened"] == "<think>\n"
+    assert row["poem"] == ""
+    assert row["reasoning"] == row["response_text"].removeprefix("<think>\n").strip() != ""
+    assert any("unclosed <think>" in note for note in json_module.loads(row["extraction_notes"]))
+
+    monkeypatch.setattr(smollm2.tokenizer, "chat_template", template)
+    with RunStore(tmp_path / "plain") as store:
+        prepare_run(store, "lear-limericks", limit=1)
+        run_generation(store, [spec], options=one)
+        (row,) = store.query("SELECT * FROM generations WHERE author = ?", (spec.name,))
+    assert "<think>" not in row["response_text"] and row["poem"] and row["reasoning"] is None
+    assert "template_opened" not in json_module.loads(row["raw_response"])

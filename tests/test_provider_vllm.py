@@ -67,6 +67,8 @@ class FakeRequestOutput:
     request_id: str
     prompt_token_ids: list[int]
     outputs: list[FakeCompletionOutput]
+    #: The prompt as the chat template rendered it (vLLM's `RequestOutput.prompt`).
+    prompt: str | None = None
 
 
 class FakeTokenizer:
@@ -94,6 +96,9 @@ class FakeLLM:
     generation_config: dict[str, Any] = field(default_factory=dict)
     #: The engine's `generation_config` when not passed: "auto" from vLLM 0.8, None before.
     engine_default: str | None = "auto"
+    #: The chat template opens the `<think>` block (DeepSeek-R1 distills, QwQ): the prompt ends
+    #: with "<think>\n" and the answer holds only the closing tag.
+    opens_think: bool = False
 
     def get_default_sampling_params(self) -> FakeSamplingParams:
         """The model's generation config when the engine loaded it, else vLLM's own defaults."""
@@ -120,12 +125,24 @@ class FakeLLM:
             prompt = conversation[-1]["content"]
             if prompt == "explode":
                 raise ValueError("prompt contains a forbidden token")
-            words = f"<think>hmm</think> poem about {prompt}".split()[: params.max_tokens]
+            answer = f"<think>hmm</think> poem about {prompt}"
+            rendered = None
+            if self.opens_think:
+                answer = f"The user wants a poem. </think> poem about {prompt}"
+                rendered = f"<｜User｜>{prompt}<｜Assistant｜><think>\n"
+            words = answer.split()[: params.max_tokens]
             outputs.append(
                 FakeRequestOutput(
                     request_id=str(len(self.chat_calls) * 100 + number),
                     prompt_token_ids=FakeTokenizer().apply_chat_template(conversation, True, True),
-                    outputs=[FakeCompletionOutput(" ".join(words), list(range(len(words))))],
+                    outputs=[
+                        FakeCompletionOutput(
+                            " ".join(words),
+                            list(range(len(words))),
+                            "length" if len(words) < len(answer.split()) else "stop",
+                        )
+                    ],
+                    prompt=rendered,
                 )
             )
         return outputs
@@ -416,3 +433,39 @@ def test_an_engine_that_cannot_load_is_tried_once_per_model(
     for result in results:
         assert isinstance(result, ProviderError) and not result.retryable
         assert "could not load '/models/qwen3-8b': ValueError: the model's max seq" in str(result)
+
+
+def test_an_answer_cut_inside_the_think_block_its_template_opened_is_not_a_poem(
+    fake_vllm: list[FakeLLM],
+) -> None:
+    """An R1 distill's template ends the prompt with "<think>\\n": an answer cut before its
+    `</think>` held no tag at all, and extraction stored its whole reasoning as the poem. The
+    tag is put back in front of a free-text answer; a structured one is left as decoded."""
+    from poemetric.extraction import extract_poem
+    from poemetric.providers.base import ResponseSchema
+
+    provider = VLLMProvider(make_spec(name="r1-distill"))
+    provider.llm.opens_think = True  # type: ignore[attr-defined]
+    cut, finished = batch(provider, [request(max_tokens=4), request(max_tokens=100)])
+    assert isinstance(cut, Completion) and isinstance(finished, Completion)
+    assert cut.finish_reason == "length"
+    assert cut.text == "<think>\nThe user wants a"
+    assert cut.raw["template_opened"] == "<think>\n"
+    extracted = extract_poem(cut.text, cut.reasoning)
+    assert extracted.poem == "" and extracted.reasoning == "The user wants a"
+    as_before = extract_poem(finished.text.removeprefix("<think>\n"))  # what the engine wrote
+    assert extract_poem(finished.text).poem == as_before.poem == " poem about the sea"
+    assert extract_poem(finished.text).reasoning == as_before.reasoning == "The user wants a poem."
+
+    module = sys.modules["vllm"]
+    module.sampling_params = types.SimpleNamespace(StructuredOutputsParams=FakeJsonConstraint)  # type: ignore[attr-defined]
+    schema = ResponseSchema(name="scores", schema={"type": "object"})
+    structured = dataclasses.replace(request(max_tokens=4), response_schema=schema)
+    (answer,) = batch(provider, [structured])
+    assert isinstance(answer, Completion) and answer.text == "The user wants a"
+    assert "template_opened" not in answer.raw
+
+    plain = VLLMProvider(make_spec())
+    (unchanged,) = batch(plain, [request(max_tokens=100)])
+    assert isinstance(unchanged, Completion)
+    assert unchanged.text == "<think>hmm</think> poem about the sea"

@@ -5,6 +5,11 @@ checked and judged as one long poem. The rule needs at least two labels, each op
 numbered from the first ("Option 1", "Version A", "Poem one", "First version") in order, with
 nothing before the first label but chat ("Here are two takes on it:").
 
+Under an opener that announces several poems ("Here are two limericks:", "Here are a few
+options:"), a number alone over each ("1.", "**2.**", "### 3") labels a poem as "Option 1" does,
+not a stanza: the first poem is kept. (Without such an opener, numbers are read as a poem's
+stanza numbers, and every numbered stanza stays.)
+
 A second poem offered after the first without numbers ("Alternatively, here is a darker
 version:", "Here is an alternative take:", "Or, if you prefer:") is one too: a line alone in its
 paragraph, ending in a colon, that offers another poem, with verse above and under it; it and
@@ -76,9 +81,41 @@ def _offered_alternative(lines: list[str]) -> int | None:
     return None
 
 
-def _label_key(line: str) -> tuple[int, str] | None:
-    """(position of the label's number, 0 for the first; its title or "") for a label line."""
-    match = _LABEL.match(_chat_text(line))
+#: An opener that announces several poems: "Here are two limericks:", "Here are a couple of
+#: sonnets for you:", "Here are three versions:".
+_SEVERAL = re.compile(
+    r"\b(?:two|three|four|five|several|a few|a couple of|some|[2-9])\s+(?:[\w'’-]+\s+){0,3}?"
+    r"(?:poems|sonnets|limericks|villanelles|ghazals|pantoums|sestinas|ballads|haikus|odes|"
+    r"versions|options|takes|variations|alternatives)\b",
+    re.IGNORECASE,
+)
+#: A number alone on its line ("1.", "**2.**", "### 3", "II)").
+_BARE_NUMBER = re.compile(r"^(?:#{1,6}\s+)?([1-4]|i{1,3}|iv)\s*[.):]?$", re.IGNORECASE)
+_ROMAN = ("i", "ii", "iii", "iv")
+
+
+def announces_several(lines: list[str]) -> bool:
+    """Whether the chat at the head of `lines` (the lines before the first that is no opener)
+    announces several poems (`_SEVERAL`)."""
+    for line in lines:
+        if not line.strip():
+            continue
+        if not _is_intro(line):
+            return False
+        if _SEVERAL.search(_chat_text(line)):
+            return True
+    return False
+
+
+def _label_key(line: str, numbers: bool = False) -> tuple[int, str] | None:
+    """(position of the label's number, 0 for the first; its title or "") for a label line;
+    `numbers`: a number alone is a label too (`_BARE_NUMBER`)."""
+    text = _chat_text(line)
+    bare = _BARE_NUMBER.match(text) if numbers else None
+    if bare:
+        key = bare.group(1).lower()
+        return (_ROMAN.index(key) if key in _ROMAN else int(key) - 1), ""
+    match = _LABEL.match(text)
     if not match:
         return None
     tail = (match.group(3) or "").strip()
@@ -99,12 +136,17 @@ def _is_intro(line: str) -> bool:
     return _is_preamble(line) or bool(_PREAMBLE_OPENER.match(text) and text.endswith(":"))
 
 
-def keep_first_alternative(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
-    """The lines of the first of several offered poems, and the title its label gives, if any."""
+def keep_first_alternative(
+    lines: list[str], notes: list[str], *, several: bool = False
+) -> tuple[list[str], str | None]:
+    """The lines of the first of several offered poems, and the title its label gives, if any;
+    `several`: the answer's opener announced several poems (`announces_several`), so a number
+    alone over verse labels one."""
     labels: list[tuple[int, int, str]] = []
     for index, line in enumerate(lines):
         if line.strip() and (index == 0 or not lines[index - 1].strip()):
-            key = _label_key(line)
+            over_verse = index + 1 < len(lines) and bool(lines[index + 1].strip())
+            key = _label_key(line, numbers=several and over_verse)
             if key is not None:
                 labels.append((index, *key))
     if len(labels) < 2 or [position for _, position, _ in labels] != list(range(len(labels))):

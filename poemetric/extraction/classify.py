@@ -66,7 +66,15 @@ _PREAMBLE_OPENER = re.compile(
     r"i(?:'ve| have) (?:" + _WRITTEN + r"|created|tried)|i wrote|i(?:'ll| will) write|"
     r"let me|as requested|following your|in response to|presenting|happy to|"
     r"i(?:'d| would) (?:be (?:happy|glad|delighted|pleased) to|love to)|"
-    r"i(?:'m| am) (?:happy|glad|delighted|pleased) to)\b",
+    r"i(?:'m| am) (?:happy|glad|delighted|pleased) to|"
+    r"(?:i )?hope you(?:'ll| will)? (?:enjoy|like|love|find))\b",
+    re.IGNORECASE,
+)
+#: A line that only labels the poem under it: "The poem:", "My sonnet:", "Limerick:" (the kinds
+#: of poem only: "Couplet:" over a sonnet's last two lines labels a stanza).
+_POEM_LABEL = re.compile(
+    r"^(?:(?:the|my|your|a|an)\s+)?(?:(?:final|finished|complete|full|requested|new)\s+)?"
+    r"(?:poem|sonnet|villanelle|ghazal|limerick|pantoum|sestina|ballad|haiku|ode|elegy)\s*:$",
     re.IGNORECASE,
 )
 #: A model disclaiming what it is before it hands the poem over: "As an AI, I don't have personal
@@ -276,7 +284,7 @@ def _is_preamble(line: str, depth: int = 0) -> bool:
     text = _chat_text(line)
     if not text:
         return False
-    if _INTERJECTION.match(text) or _METADATA.match(text):
+    if _INTERJECTION.match(text) or _METADATA.match(text) or _POEM_LABEL.match(text):
         return True
     if text.endswith((",", ";")):  # runs on into the next line, as verse does
         return False

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 
-from poemetric.extraction.classify import _FORMS, _INTERJECTION, _METADATA, _chat_text
+from poemetric.extraction.classify import _FORMS, _INTERJECTION, _METADATA, _chat_text, _plain
+
+#: A line wholly in italics ("*A Shakespearean sonnet*", "_Salt Hours_"); group 2 its text.
+ITALIC_LINE = re.compile(r"^\s*([*_])(?![*_\s])(.+?)(?<![\s*_])\1\s*$")
 
 
 def first_content(lines: list[str], start: int = 0) -> int:
@@ -60,3 +63,29 @@ def chat_before_handover(lines: list[str], start: int) -> int | None:
         seen += 1
         index = first_content(lines, index + 1)
     return None
+
+
+#: What a line that only names the form says inside its brackets or italics: "Sonnet", "A
+#: Shakespearean sonnet", "A limerick about a baker", "An ode to the harbour".
+_FORM_NAME = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:[\w'’-]+\s+){0,3}?"
+    r"(?:poem|sonnet|villanelle|ghazal|limerick|pantoum|sestina|ballad|haiku|ode|elegy)"
+    r"(?:\s+(?:about|on|for|of|to|in)\s+[^()\[\]*_]{1,60}?)?\s*\.?$",
+    re.IGNORECASE,
+)
+_BRACKETED = re.compile(r"^\s*(?:\((.+)\)|\[(.+)\])\s*$")
+
+
+def names_the_form(line: str, *, blank_after: bool) -> bool:
+    """`line` only names the poem's form (`_FORM_NAME`): in brackets ("(Sonnet)", "(A limerick
+    about a baker)", "[An ode to the harbour]"), or in italics over a blank line ("*A
+    Shakespearean sonnet*")."""
+    bracketed = _BRACKETED.match(_plain(line))
+    italic = ITALIC_LINE.match(line)
+    if bracketed:
+        inner = bracketed.group(1) or bracketed.group(2)
+    elif italic and blank_after:
+        inner = italic.group(2)
+    else:
+        return False
+    return bool(_FORM_NAME.match(inner.strip()))

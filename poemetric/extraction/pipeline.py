@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from poemetric.extraction.alternatives import keep_first_alternative
+from poemetric.extraction.alternatives import announces_several, keep_first_alternative
 from poemetric.extraction.classify import (
     _FORM_RE,
     _FORMS,
@@ -28,8 +28,10 @@ from poemetric.extraction.marks import (
     strip_syllable_counts,
     unheaded,
 )
+from poemetric.extraction.opening import ITALIC_LINE as _ITALIC_LINE
 from poemetric.extraction.opening import chat_before_handover as _chat_before_handover
 from poemetric.extraction.opening import first_content as _first_content
+from poemetric.extraction.opening import names_the_form
 from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
@@ -50,7 +52,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _TITLE_PREFIX = re.compile(r"^\s*(?:\*\*|__)?\s*title\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(.+?)\1\s*$")
-_ITALIC_LINE = re.compile(r"^\s*([*_])(?![*_\s])(.+?)(?<![\s*_])\1\s*$")
 _NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 _LABEL_WORDS = (
     r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
@@ -86,9 +87,10 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = [line.rstrip() for line in answer.split("\n")]
     lines = _unfence(lines, notes)
     lines = _strip_rules(lines, notes)
+    several = announces_several(lines)  # "Here are two limericks:", read before it goes
     lines = _strip_leading_chatter(lines, notes)
     lines, final_title = keep_final_revision(lines, notes)
-    lines, option_title = keep_first_alternative(lines, notes)
+    lines, option_title = keep_first_alternative(lines, notes, several=several)
     lines, title = _strip_title(lines, notes)
     if title is not None:
         lines = _strip_leading_chatter(lines, notes)  # metadata such as "Form: villanelle"
@@ -222,6 +224,19 @@ _FORM_ONLY = re.compile(
 )
 
 
+def _names_the_form(lines: list[str], index: int) -> bool:
+    """`lines[index]`, the answer's first line, only names the poem's form over the poem: in
+    brackets ("(Sonnet)", "(A limerick about a baker)"), in italics over a blank line ("*A
+    Shakespearean sonnet*"), or standing alone (`_form_subtitle`); two verse lines or more
+    follow it."""
+    following = _first_content(lines, index + 1)
+    if following >= len(lines) or _paragraph_end(lines, following) - following < 2:
+        return False
+    return names_the_form(lines[index], blank_after=following > index + 1) or _form_subtitle(
+        lines, index
+    )
+
+
 def _form_subtitle(lines: list[str], index: int) -> bool:
     """`lines[index]` only names the poem's form and a blank line follows it (a subtitle that is
     neither bracketed nor in italics must stand alone, as verse seldom does)."""
@@ -245,7 +260,11 @@ def _titled_form(text: str) -> tuple[str, bool] | None:
     return None
 
 
-def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | None]:
+def _strip_title(
+    lines: list[str], notes: list[str], *, form_named: bool = False
+) -> tuple[list[str], str | None]:
+    """`lines` without the title at their head, and the title (None: none). A first line that
+    only names the form (`_names_the_form`) goes too, and a title under it is read."""
     index = _first_content(lines)
     if index >= len(lines):
         return lines, None
@@ -292,7 +311,10 @@ def _strip_title(lines: list[str], notes: list[str]) -> tuple[list[str], str | N
     elif (titled := _titled_form(line)) and (titled[1] or (blank_after and verse_after)):
         title = titled[0]
     if title is None:
-        return lines, None
+        if form_named or not _names_the_form(lines, index):
+            return lines, None
+        notes.append(f"removed form name line: {_quote(line)}")
+        return _strip_title(lines[_first_content(lines, index + 1) :], notes, form_named=True)
     titled = _titled_form(title)
     title = titled[0] if titled else _unquoted(_plain(title)).strip('"“”')
     notes.append(f"removed title line: {_quote(line)}")

@@ -47,6 +47,7 @@ from poemetric.providers.base import (
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.extra_keys import refused_extra
 from poemetric.providers.model_source import LocalModelError, resolve_source
+from poemetric.providers.template_think import opening_of_prompt, with_template_opening
 from poemetric.providers.transformers_decoding import (
     StructuredRequest,
     generate_structured_batch,
@@ -204,6 +205,9 @@ class TransformersProvider(InProcessBatchProvider):
             self.model  # noqa: B018 - loads it
 
     # -- internals -------------------------------------------------------------------------------
+    def _decode(self, ids: list[int]) -> str:
+        return str(self.model.tokenizer.decode(ids))
+
     def _until_abandoned(self) -> Any:
         """A stopping criterion that ends the generation once the stage gave up waiting for it
         (Ctrl-C's grace ran out, a second Ctrl-C): cancelling the stage cannot stop this worker
@@ -357,10 +361,15 @@ class TransformersProvider(InProcessBatchProvider):
             return
         latency = (time.perf_counter() - started) / len(chunk)
         for index, output in zip(chunk, finished, strict=True):
+            # a structured answer is the answer from its first token: never inside a block
+            opening = (
+                None if schema is not None else opening_of_prompt(prompts[index], self._decode)
+            )
             results[index] = Completion(
-                text=output.text,
+                text=with_template_opening(output.text, opening, output.finish_reason),
                 raw={
                     "finish_reason": output.finish_reason,
+                    **({"template_opened": opening} if opening else {}),
                     "prompt_tokens": output.prompt_tokens,
                     "completion_tokens": output.completion_tokens,
                     "device": self.model.device,

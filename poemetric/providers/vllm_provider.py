@@ -31,6 +31,11 @@ from poemetric.providers.base import (
 )
 from poemetric.providers.batched import InProcessBatchProvider
 from poemetric.providers.extra_keys import SAMPLING, refused_extra
+from poemetric.providers.template_think import (
+    opening_of_prompt,
+    template_opening,
+    with_template_opening,
+)
 
 log = logging.getLogger(__name__)
 
@@ -276,8 +281,11 @@ class VLLMProvider(InProcessBatchProvider):
                         for i, p in zip(runnable, params, strict=True)
                     ]
             for index, output in zip(runnable, outputs, strict=True):
+                structured = requests[index].response_schema is not None
                 results[index] = (
-                    output if isinstance(output, ProviderError) else self._to_completion(output)
+                    output
+                    if isinstance(output, ProviderError)
+                    else self._to_completion(output, structured=structured)
                 )
         return [
             r if r is not None else ProviderError("vllm: no result", retryable=True)
@@ -309,15 +317,30 @@ class VLLMProvider(InProcessBatchProvider):
         except ProviderError as error:
             return error
 
-    def _to_completion(self, output: Any) -> Completion:
+    def template_opening(self, output: Any) -> str | None:
+        """The reasoning tag the chat template opened at the end of `output`'s prompt
+        (`template_think`): read from its prompt text, else its prompt's last tokens decoded."""
+        prompt = getattr(output, "prompt", None)
+        if isinstance(prompt, str) and prompt:
+            return template_opening(prompt)
+        ids = getattr(output, "prompt_token_ids", None) or []
+        decode = getattr(self.llm.get_tokenizer(), "decode", None)
+        return opening_of_prompt(ids, decode) if ids and callable(decode) else None
+
+    def _to_completion(self, output: Any, *, structured: bool = False) -> Completion:
+        """A free-text answer that continues a prompt ending in a reasoning tag the template
+        opened starts with that tag (`template_think`); a structured one is the answer from its
+        first token."""
         sample = output.outputs[0]
         prompt_ids = getattr(output, "prompt_token_ids", None) or []
         token_ids = getattr(sample, "token_ids", None) or []
+        opening = None if structured else self.template_opening(output)
         return Completion(
-            text=sample.text,
+            text=with_template_opening(sample.text, opening, sample.finish_reason),
             raw={
                 "request_id": getattr(output, "request_id", None),
                 "finish_reason": sample.finish_reason,
+                **({"template_opened": opening} if opening else {}),
                 "stop_reason": getattr(sample, "stop_reason", None),
                 "prompt_tokens": len(prompt_ids),
                 "completion_tokens": len(token_ids),
