@@ -93,13 +93,17 @@ def changed_models(
     return changed
 
 
-#: stage -> (table, column naming the model) of the stages whose stored rows keep, per answer,
-#: the model id that answered (`provider_model`: the id the provider reported, else the one asked).
-_ANSWER_TABLES = {
+#: stage -> (table, column naming the model) of the stages whose rows name the model as its
+#: `models` record does (`poemetric.generation.stage.STAGE`, ...) and keep, per answer, the model
+#: id that answered (`provider_model`: the id the provider reported, else the one asked): read
+#: by `answered_by` and by `merge` (`poemetric.store.merge_started`). A stage not here (the
+#: probes' chat scorer, stored as "chat:MODEL") is never taken for only started.
+STAGE_RESULTS = {
     "generate": ("generations", "author"),
     JUDGE_STAGE: ("judgments", "judge"),
     "recognise": ("recognitions", "judge"),
     "style-match": ("style_matches", "judge"),
+    "probe-lines": ("probe_lines", "generator"),
 }
 
 
@@ -107,9 +111,9 @@ def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
     """model id -> how many of `name`'s stored answers of `stage` it gave (the rows with a
     response: a failed call is no answer); empty for a stage without such a table. The record
     only says what the file named at the stage's last run, which may have asked nothing."""
-    if stage not in _ANSWER_TABLES:
+    if stage not in STAGE_RESULTS:
         return {}
-    table, who = _ANSWER_TABLES[stage]
+    table, who = STAGE_RESULTS[stage]
     rows = store.query(
         f"SELECT provider_model, COUNT(*) AS n FROM {table} WHERE {who} = ? "
         "AND raw_response IS NOT NULL AND provider_model IS NOT NULL "
