@@ -108,3 +108,33 @@ def test_settings_are_compared_as_values_and_provider_fields_are_not_shown(
         in note
     )
     assert "sk-live" not in note and "x_api_token" not in note
+
+
+def test_a_judge_that_changed_model_gets_one_note_not_two(tmp_path: Path) -> None:
+    """The judge's judgments came from two models: the note naming both with their counts is
+    the one note; the run's note on a model file now naming another model said it again."""
+    notes = _notes(_judged_twice(tmp_path, {"model": "other-model"}))
+    assert notes.count("'tj'") == 1, notes
+    assert "labelled as its file names it now" not in notes
+    assert "judge 'tj' answered under 2 configurations (model 'other-model-served'" in notes
+
+
+def test_a_judge_whose_every_judgment_came_from_its_earlier_model_keeps_its_note(
+    tmp_path: Path,
+) -> None:
+    """Every judgment stored before its file named another model, which asked nothing: the
+    judgments name one model, so the note that the label is the file's new model stays."""
+    run = _judged_twice(tmp_path, None)
+    use_scripted()
+    with (
+        RunStore(run, create=False) as store,
+        OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server,
+    ):
+        later = openai_spec(server.base_url, name="tj").model_copy(update={"model": "other-model"})
+        run_judging(store, later, options=FAST)  # every judgment stored: asks nothing
+    notes = _notes(run)
+    assert "configurations" not in notes
+    assert (
+        "judge: tj is labelled as its file names it now (model 'other-model'), but of its 6 "
+        "stored answers 6 under model 'test-model' were made while its file named that model"
+    ) in notes

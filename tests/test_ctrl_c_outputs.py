@@ -71,6 +71,29 @@ def test_figures_stopped_before_any_file_says_nothing_was_written(
     assert f"Interrupted. Nothing was written: {run / 'figures'} is as it was." in said(result)
 
 
+def test_figures_stopped_looks_only_where_figures_go(
+    run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An `--out` over a tree (a project folder) whose subfolders another program writes in
+    meanwhile: figures are written at its top, so the stop names no file of a subfolder as
+    one of the figures (the whole tree was walked, before and after)."""
+    import poemetric.analysis as analysis
+
+    out = tmp_path / "project"
+    (out / "logs").mkdir(parents=True)
+    (out / "logs" / "train.log").write_text("epoch 1\n", encoding="utf-8")
+
+    def elsewhere_then_stopped(*args: Any, **kwargs: Any) -> Any:
+        (out / "logs" / "train.log").write_text("epoch 1\nepoch 2\n", encoding="utf-8")
+        (out / "logs" / "new.log").write_text("x\n", encoding="utf-8")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analysis, "render_figures", elsewhere_then_stopped)
+    result = CliRunner().invoke(app, ["figures", "--run", str(run), "--out", str(out)])
+    assert result.exit_code == 130, result.output
+    assert f"Interrupted. Nothing was written: {out} is as it was." in said(result)
+
+
 def test_report_stopped_keeps_the_earlier_report(
     run: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

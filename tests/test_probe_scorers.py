@@ -368,6 +368,41 @@ def test_last_line_through_a_chat_api(tmp_path: Path, monkeypatch: pytest.Monkey
     assert [c["verdict"] for c in pair.details["candidates"]] == ["does not rhyme", "ok"]
 
 
+def test_last_lines_of_another_model_are_its_own_and_not_warned_of(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line's id covers its model and settings: a generator file pointed at another model is
+    asked its own lines, none of the earlier model's is used, so the warning that stored
+    answers are kept and relabelled (true of generate and judge) was false here, and pointing
+    it back, which asks nothing, warned too. The lines stored count as the models' answers."""
+    from poemetric.data import load_dataset
+    from poemetric.probes.builders import SourcePoem
+    from poemetric.probes.chat_lines import ChatLineGenerator
+    from poemetric.probes.last_line import build_last_line_pairs
+    from poemetric.store import RunStore
+    from poemetric.store.models import answered_by
+
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    poems = [
+        SourcePoem(p.poem_id, p.content, p.rhyme_pattern)
+        for p in load_dataset("lear-limericks").poems[:2]
+    ]
+    asked = []
+    with OpenAIServer(lambda call: "And they all flew away from his beard.", api_key=TEST_KEY) as s:
+        for model in ("model-a", "model-b", "model-a"):
+            spec = openai_spec(s.base_url, name="liner").model_copy(update={"model": model})
+            generator = ChatLineGenerator(spec, tmp_path / "run", attempts=2, options=FAST)
+            build_last_line_pairs(poems, generator, seed=0, task="last_line_chat")
+            asked.append(len(s.generation_requests))
+    assert asked == [4, 8, 8]  # model-b asked its own; model-a again asked nothing
+    assert "warning" not in capsys.readouterr().err
+    with RunStore(tmp_path / "run", create=False) as store:
+        assert answered_by(store, "probe-lines", "liner") == {
+            "model-a-served": 4,
+            "model-b-served": 4,
+        }
+
+
 def test_the_run_report_shows_probe_scores_kept_in_the_run(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

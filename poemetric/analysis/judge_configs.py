@@ -28,21 +28,8 @@ Configuration = tuple[str | None, tuple[tuple[str, str], ...]]
 def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> list[str]:
     """A note for each judge (of `judges`, default all) whose usable judgments came from more
     than one model or settings, naming what differs and how many judgments each had."""
-    clause, params = judge_clause(judges)
-    rows = store.query(
-        "SELECT judge, provider_model, provider, structured IS NOT NULL AS structured, settings, "
-        f"COUNT(*) AS n FROM judgments WHERE status = 'ok'{clause} "
-        "GROUP BY judge, provider_model, provider, structured IS NOT NULL, settings",
-        params,
-    )
-    by_judge: dict[str, Counter[Configuration]] = {}
-    for row in rows:
-        asked = (("provider", str(row["provider"])),
-                 ("structured output", "on" if row["structured"] else "off"))  # fmt: skip
-        configuration = (row["provider_model"], tuple(sorted(asked + _settings(row["settings"]))))
-        by_judge.setdefault(str(row["judge"]), Counter())[configuration] += int(row["n"])
     notes = []
-    for judge, counts in sorted(by_judge.items()):
+    for judge, counts in sorted(_configurations(store, judges).items()):
         if len(counts) < 2:
             continue
         listed = "; ".join(
@@ -57,6 +44,38 @@ def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> l
             "of the file)"
         )
     return notes
+
+
+def judges_of_several_models(store: RunStore, judges: Sequence[str] | None = None) -> set[str]:
+    """The judges (of `judges`, default all) whose usable judgments name more than one model
+    that answered: `mixed_judge_notes` names those models and counts, so the run's note on a
+    model file now naming another model (`poemetric.store.models.other_model_notes`) would say
+    it twice."""
+    return {
+        judge
+        for judge, counts in _configurations(store, judges).items()
+        if len({model for model, _ in counts if model}) > 1
+    }
+
+
+def _configurations(
+    store: RunStore, judges: Sequence[str] | None
+) -> dict[str, Counter[Configuration]]:
+    """judge -> configuration -> how many of its usable judgments were made under it."""
+    clause, params = judge_clause(judges)
+    rows = store.query(
+        "SELECT judge, provider_model, provider, structured IS NOT NULL AS structured, settings, "
+        f"COUNT(*) AS n FROM judgments WHERE status = 'ok'{clause} "
+        "GROUP BY judge, provider_model, provider, structured IS NOT NULL, settings",
+        params,
+    )
+    by_judge: dict[str, Counter[Configuration]] = {}
+    for row in rows:
+        asked = (("provider", str(row["provider"])),
+                 ("structured output", "on" if row["structured"] else "off"))  # fmt: skip
+        configuration = (row["provider_model"], tuple(sorted(asked + _settings(row["settings"]))))
+        by_judge.setdefault(str(row["judge"]), Counter())[configuration] += int(row["n"])
+    return by_judge
 
 
 def _settings(text: str | None) -> tuple[tuple[str, str], ...]:

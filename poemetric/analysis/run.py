@@ -33,6 +33,7 @@ from poemetric.analysis.experts import (
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.form_threshold import pass_rule
 from poemetric.analysis.imagery import imagery_counts
+from poemetric.analysis.judge_configs import judges_of_several_models
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
@@ -160,7 +161,9 @@ def analyze_run(
     one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge) if data is None else data
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
-    result.notes += other_model_notes(store)  # labels name the file's model, answers may not
+    # Labels name the file's model, answers may not; a judge whose judgments came from several
+    # models has its note already (`mixed_judge_notes`, among the data's notes): one note, not two.
+    result.notes += other_model_notes(store, judges_of_several_models(store, data.judges))
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result

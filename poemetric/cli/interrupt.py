@@ -270,11 +270,13 @@ def checks_interrupted(run: Path, force: bool) -> Iterator[None]:
 
 
 def _file_stamps(folder: Path, files: Iterable[Path] | None = None) -> dict[str, tuple[int, int]]:
-    """Each file under `folder` (or each of `files`) by its path relative to `folder`: its
-    modification time and size; none for a folder that cannot be read."""
+    """Each file directly in `folder` (or each of `files`) by its path relative to `folder`: its
+    modification time and size; none for a folder that cannot be read. Not the files of its
+    subfolders: analyze and figures write theirs at the top, and an `--out` pointed at a big
+    tree (a project folder) was walked in full, twice, its other files named as written."""
     stamps: dict[str, tuple[int, int]] = {}
     with suppress(OSError):
-        for path in folder.rglob("*") if files is None else files:
+        for path in folder.iterdir() if files is None else files:
             with suppress(OSError):
                 if path.is_file() and not path.name.endswith(".tmp"):
                     stat = path.stat()

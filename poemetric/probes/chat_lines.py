@@ -132,6 +132,7 @@ class ChatLineGenerator:
                 jobs_for=jobs_for,
                 handler_for=lambda spec: LineRows(),
                 options=self.options,
+                answers_kept_across_models=False,  # a line's id covers its model and settings
             )
             rows = {
                 str(r["line_id"]): r

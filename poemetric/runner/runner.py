@@ -189,9 +189,15 @@ def run_stage(
     options: RunnerOptions,
     child_entry: ChildEntry | None = None,
     console: Console | None = None,
+    answers_kept_across_models: bool = True,
 ) -> StageReport:
-    """Run (or plan) a stage for several models; remote models run concurrently."""
-    for name, before, now in changed_models(store, stage, specs):
+    """Run (or plan) a stage for several models; remote models run concurrently.
+    `answers_kept_across_models`: whether a model's stored answers stay its own when its file
+    names another model id or settings (its jobs' ids leave them out), which is warned of; False
+    for a stage whose jobs' ids cover them (the probes' lines: each configuration is asked its
+    own answers, none pooled), which has nothing to warn of."""
+    changed = changed_models(store, stage, specs) if answers_kept_across_models else []
+    for name, before, now in changed:
         Console(emoji=False, stderr=True).print(
             Redactor()(  # settings may hold provider fields (`extra`): no key is shown
                 f"warning: {name}: this run's {stage} answers so far came from {before}; "

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from poemetric.runner.leases import holder_at_work
-from poemetric.store.models import MODELS_META_KEY
+from poemetric.store.models import MODELS_META_KEY, STAGE_RESULTS
 from poemetric.store.shards import (
     ANY_MODEL,
     MODEL_SHARDS_META_KEY,
@@ -41,17 +41,6 @@ from poemetric.store.shards import (
 )
 
 __all__ = ["STAGE_RESULTS", "StartedOnly", "StoreActivity", "sort_missing", "store_activity"]
-
-#: stage -> (table, column naming the model) of the stages whose rows name the model as its
-#: `models` record does (`poemetric.generation.stage.STAGE`, ...). A stage not here (the
-#: probes' chat scorer, stored as "chat:MODEL") is never taken for only started.
-STAGE_RESULTS = {
-    "generate": ("generations", "author"),
-    "judge": ("judgments", "judge"),
-    "recognise": ("recognitions", "judge"),
-    "style-match": ("style_matches", "judge"),
-    "probe-lines": ("probe_lines", "generator"),
-}
 
 #: The stage of each result table: the runner leases a stage's jobs under the table its rows go
 #: to (`leases.stage` holds 'judgments', not 'judge'); the probes' chat scorer's stage too.

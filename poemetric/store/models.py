@@ -9,7 +9,7 @@ a model file is renamed, edited or deleted. A judge's record also keeps its `rea
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from poemetric.store.db import RunStore
@@ -93,13 +93,17 @@ def changed_models(
     return changed
 
 
-#: stage -> (table, column naming the model) of the stages whose stored rows keep, per answer,
-#: the model id that answered (`provider_model`: the id the provider reported, else the one asked).
-_ANSWER_TABLES = {
+#: stage -> (table, column naming the model) of the stages whose rows name the model as its
+#: `models` record does (`poemetric.generation.stage.STAGE`, ...) and keep, per answer, the model
+#: id that answered (`provider_model`: the id the provider reported, else the one asked): read
+#: by `answered_by` and by `merge` (`poemetric.store.merge_started`). A stage not here (the
+#: probes' chat scorer, stored as "chat:MODEL") is never taken for only started.
+STAGE_RESULTS = {
     "generate": ("generations", "author"),
     JUDGE_STAGE: ("judgments", "judge"),
     "recognise": ("recognitions", "judge"),
     "style-match": ("style_matches", "judge"),
+    "probe-lines": ("probe_lines", "generator"),
 }
 
 
@@ -107,9 +111,9 @@ def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
     """model id -> how many of `name`'s stored answers of `stage` it gave (the rows with a
     response: a failed call is no answer); empty for a stage without such a table. The record
     only says what the file named at the stage's last run, which may have asked nothing."""
-    if stage not in _ANSWER_TABLES:
+    if stage not in STAGE_RESULTS:
         return {}
-    table, who = _ANSWER_TABLES[stage]
+    table, who = STAGE_RESULTS[stage]
     rows = store.query(
         f"SELECT provider_model, COUNT(*) AS n FROM {table} WHERE {who} = ? "
         "AND raw_response IS NOT NULL AND provider_model IS NOT NULL "
@@ -119,16 +123,18 @@ def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
     return {str(row["provider_model"]): int(row["n"]) for row in rows}
 
 
-def other_model_notes(store: RunStore) -> list[str]:
+def other_model_notes(store: RunStore, judges_named: Collection[str] = ()) -> list[str]:
     """One line for each generator or judge some of whose stored answers were made while its
     file named another model id (a `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL
     changed, run again: the answers stored are kept, and a run that asked nothing still takes
     the new id): tables, figures and the report label every answer of a name as its file names
-    it now, so the line says whose they are (`answers_before`, kept by `record_models`)."""
+    it now, so the line says whose they are (`answers_before`, kept by `record_models`).
+    `judges_named`: judges whose models the caller names already, with their judgments' counts
+    (`analyze`: `poemetric.analysis.judge_configs.mixed_judge_notes`), given no line here."""
     notes = []
     for stage in ("generate", JUDGE_STAGE):
         for name, record in sorted(recorded_models(store).get(stage, {}).items()):
-            if not isinstance(record, dict):
+            if not isinstance(record, dict) or (stage == JUDGE_STAGE and name in judges_named):
                 continue
             model = record.get("model")
             before = record.get("answers_before") or {}
