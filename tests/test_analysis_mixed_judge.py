@@ -138,3 +138,22 @@ def test_a_judge_whose_every_judgment_came_from_its_earlier_model_keeps_its_note
         "judge: tj is labelled as its file names it now (model 'other-model'), but of its 6 "
         "stored answers 6 under model 'test-model' were made while its file named that model"
     ) in notes
+
+
+def test_the_relabelled_judge_note_follows_the_judges_chosen(tmp_path: Path) -> None:
+    """`analyze --judge tk` on a run whose judge 'tj' is relabelled: the note on 'tj' stays out,
+    as every other note on the judges left out does; without --judge it is there."""
+    run = _judged_twice(tmp_path, None)
+    use_scripted()
+    with (
+        RunStore(run, create=False) as store,
+        OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server,
+    ):
+        tj = openai_spec(server.base_url, name="tj").model_copy(update={"model": "other-model"})
+        run_judging(store, tj, options=FAST)  # every judgment stored: asks nothing
+        run_judging(store, openai_spec(server.base_url, name="tk"), options=FAST)
+    result = runner.invoke(app, ["analyze", "--run", str(run), "--judge", "tk"])
+    assert result.exit_code == 0, result.output
+    notes = " ".join((run / "analysis" / "NOTES.txt").read_text(encoding="utf-8").split())
+    assert "tj is labelled" not in notes
+    assert "tj is labelled as its file names it now" in _notes(run)

@@ -163,7 +163,9 @@ def analyze_run(
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
     # Labels name the file's model, answers may not; a judge whose judgments came from several
     # models has its note already (`mixed_judge_notes`, among the data's notes): one note, not two.
-    result.notes += other_model_notes(store, judges_of_several_models(store, data.judges))
+    result.notes += other_model_notes(
+        store, judges_of_several_models(store, data.judges), data.chosen_judges
+    )
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result

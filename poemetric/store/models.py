@@ -123,18 +123,25 @@ def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
     return {str(row["provider_model"]): int(row["n"]) for row in rows}
 
 
-def other_model_notes(store: RunStore, judges_named: Collection[str] = ()) -> list[str]:
+def other_model_notes(
+    store: RunStore, judges_named: Collection[str] = (), judges: Collection[str] | None = None
+) -> list[str]:
     """One line for each generator or judge some of whose stored answers were made while its
     file named another model id (a `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL
     changed, run again: the answers stored are kept, and a run that asked nothing still takes
     the new id): tables, figures and the report label every answer of a name as its file names
     it now, so the line says whose they are (`answers_before`, kept by `record_models`).
     `judges_named`: judges whose models the caller names already, with their judgments' counts
-    (`analyze`: `poemetric.analysis.judge_configs.mixed_judge_notes`), given no line here."""
+    (`analyze`: `poemetric.analysis.judge_configs.mixed_judge_notes`), given no line here;
+    `judges`: the judges analysed (`--judge`), None for every judge of the run."""
     notes = []
     for stage in ("generate", JUDGE_STAGE):
         for name, record in sorted(recorded_models(store).get(stage, {}).items()):
-            if not isinstance(record, dict) or (stage == JUDGE_STAGE and name in judges_named):
+            if not isinstance(record, dict):
+                continue
+            if stage == JUDGE_STAGE and (
+                name in judges_named or (judges is not None and name not in judges)
+            ):
                 continue
             model = record.get("model")
             before = record.get("answers_before") or {}
