@@ -123,3 +123,28 @@ def test_a_server_on_this_machine_is_free_not_of_unknown_price(
     }
     with RunStore(run, create=False) as store:
         assert store.count("generations", "status = 'ok' AND author LIKE 'lora-%'") == 4
+
+
+def test_probe_commands_that_pay_warn_of_an_unknown_price(tmp_path: Path) -> None:
+    """`probe run --scorer chat:` and `probe build -t last_line` with an API generator pay for
+    their calls too: an unpriced model's cost was printed as $0.0000 without a word."""
+    import poemetric.cli.probe_cmd  # noqa: F401 - registers `poemetric probe`
+    from poemetric.probes.pairs import Pair, write_jsonl
+
+    env = {"POEMETRIC_GENERATORS_DIR": str(_folder(tmp_path))}  # TINY_API_KEY unset: no call
+    pairs = tmp_path / "pairs.jsonl"
+    poem = "There was an Old Man with a beard,\nWho said, 'It is just as I feared!'"
+    pair = Pair(
+        id="p1", poem_id="poem1", task="synonym", original=poem, corrupted=poem.replace("d,", ",")
+    )
+    write_jsonl([pair], pairs)
+    probe = ["probe", "run", str(pairs), "-o", str(tmp_path / "s.jsonl"), "--no-progress"]
+    run = ["--run", str(tmp_path / "run")]
+    warning = "warning: price unknown for unpriced: its cost is counted as $0"
+    scored = CliRunner().invoke(app, [*probe, *run, "--scorer", "chat:unpriced"], env=env)
+    assert warning in scored.stderr, scored.output
+    build = ["probe", "build", "demo", "-t", "last_line", "--generator", "unpriced"]
+    built = CliRunner().invoke(app, [*build, *run, "-o", str(tmp_path / "ll.jsonl")], env=env)
+    assert warning in built.stderr, built.output
+    priced = CliRunner().invoke(app, [*probe, *run, "--scorer", "chat:gpt-4o"], env=env)
+    assert "price unknown" not in priced.stderr

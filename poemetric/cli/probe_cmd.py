@@ -238,9 +238,11 @@ def run(
 ) -> None:
     """Score every pair (both texts) and print accuracy tables beside the papers' numbers."""
     from poemetric.cli.interrupt import interruptible, nothing_written
+    from poemetric.cli.paid_stage import check_prices
     from poemetric.probes.pairs import PairFileError, read_pairs, write_jsonl
     from poemetric.probes.results import probe_table_rows
     from poemetric.probes.scorers import ScoreCache, ScorerOptions, make_scorer
+    from poemetric.probes.scorers.chat import ChatScorer
     from poemetric.providers.base import ProviderError
     from poemetric.providers.model_source import LocalModelError
     from poemetric.runner.runner import RunnerOptions
@@ -280,6 +282,8 @@ def run(
     try:
         with stop, closing(cache) if cache else nullcontext():
             chosen = make_scorer(scorer, options)
+            if isinstance(chosen, ChatScorer):  # paid calls: a price its file lacks is unknown
+                check_prices([chosen.spec], None)
             records = chosen.score(pairs)
     except ValueError as error:
         raise error_exit(str(error)) from error

@@ -48,6 +48,7 @@ def last_line_pairs(
     kept (each None when there is nothing to say); `AllCallsFailed` when every call failed. An API model's calls go through the batch runner,
     stored in `run_dir`: Ctrl-C or SIGTERM says how to resume (exit 130 or 143)."""
     from poemetric.cli.interrupt import interruptible
+    from poemetric.cli.paid_stage import check_prices
     from poemetric.probes.last_line import LastLineTally, build_last_line_pairs, generator_for
     from poemetric.providers.base import ProviderError
     from poemetric.providers.model_source import LocalModelError
@@ -61,6 +62,7 @@ def last_line_pairs(
     if api:
         suffix = "_chat"
         output_folder(run_dir, "--run")
+        check_prices([spec], None)  # paid calls: a price its file lacks is unknown, not $0
     try:
         line_generator = generator_for(
             spec,

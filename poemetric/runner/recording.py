@@ -111,8 +111,12 @@ def record_completion(
     completion_data = run.redact_completion(original)
     if completion_data is not original:
         completion = completion_from_dict(completion_data)
-    row = run.handler.ok_row(job, completion, cost_usd=cost, batch_id=batch_id)
-    follow_up = next_turn(run, job, completion, row, cost_usd=cost)
+    # A new answer to a turn that this job's row already paid for (`--refresh-failed-parses`)
+    # replaces that answer, and the row was all that recorded its cost: the turn keeps both,
+    # so the report's total (the sum of the rows) is what was spent.
+    recorded = cost + paid_turn_cost(run, job)
+    row = run.handler.ok_row(job, completion, cost_usd=recorded, batch_id=batch_id)
+    follow_up = next_turn(run, job, completion, row, cost_usd=recorded)
     _store_row(run, job, row, completion=completion_data)
     forget_paid(run, job)
     run.report.called += 1
