@@ -17,7 +17,12 @@ from poemetric.store import RunStore
 from poemetric.store.selections import stage_selections
 from poemetric.testing.servers import Fault, OpenAIServer
 
-GEN = ["generate", "--no-progress"]
+#: The generation template these scenarios were built on, kept with the tests: which poems each
+#: `--shard K/2` owns is a hash of the job, whose key holds the template's sha256, so an edit of
+#: the bundled prompts/generation.jinja moved poems between the shards and the scenarios below
+#: (shard 1 lacking poems 3 and 4, the merged run's first markov poems being shard 1's) away.
+SHARDS_TEMPLATE = str(Path(__file__).with_name("merge_shards_template.jinja"))
+GEN = ["generate", "--no-progress", "--template", SHARDS_TEMPLATE]
 
 
 def _parts(tmp_path: Path) -> list[Path]:

@@ -22,12 +22,18 @@ from poemetric.store.merge import merge_runs
 from poemetric.store.selections import Selection, parse_selections, to_json, union_selections
 from poemetric.testing.servers import Fault, OpenAIServer
 
+#: The generation template these scenarios were built on, kept with the tests: which poems each
+#: `--shard K/2` owns is a hash of the job, whose key holds the template's sha256, so an edit of
+#: the bundled prompts/generation.jinja moved poems between the shards and the scenarios below
+#: (shard 1 lacking poems 3 and 4, the merged run's first markov poems being shard 1's) away.
+SHARDS_TEMPLATE = str(Path(__file__).with_name("merge_shards_template.jinja"))
+
 
 def test_a_judge_given_part_of_the_poems_on_purpose_is_complete(
     tmp_path: Path, user_model: UserModel
 ) -> None:
     run, dest = tmp_path / "run", tmp_path / "all"
-    _ok("generate", "--no-progress", "--run", run, "--limit", "8")
+    _ok("generate", "--no-progress", "--template", SHARDS_TEMPLATE, "--run", run, "--limit", "8")
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         for name in ("tj", "tk"):
             _model_file(user_model, "judges", name, server)
@@ -48,7 +54,18 @@ def test_a_gap_within_the_selection_is_named_with_its_options(
     widens what the judge is to cover to every poem."""
     parts = [tmp_path / f"part{k}" for k in range(2)]
     for k, part in enumerate(parts):
-        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+        _ok(
+            "generate",
+            "--no-progress",
+            "--template",
+            SHARDS_TEMPLATE,
+            "--run",
+            part,
+            "--limit",
+            "8",
+            "--shard",
+            f"{k}/2",
+        )
     dest = tmp_path / "all"
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
@@ -88,7 +105,7 @@ def test_missing_samples_are_a_gap(tmp_path: Path, user_model: UserModel) -> Non
     """Judged once, then asked for `--samples 3` with a revoked key: each poem holds one of
     the three samples asked for, which `merge` counted as covered (exit 0)."""
     run, dest = tmp_path / "run", tmp_path / "all"
-    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    _ok("generate", "--no-progress", "--template", SHARDS_TEMPLATE, "--run", run, "--limit", "4")
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
         _ok("judge", "--run", run, "--judge", "tj", "--no-progress")
@@ -133,7 +150,18 @@ def test_a_limit_on_one_shard_counts_the_poems_it_picked_there(
     and counted in the merged run; a gap among them is covered where the judge ran."""
     parts = [tmp_path / f"part{k}" for k in range(2)]
     for k, part in enumerate(parts):
-        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+        _ok(
+            "generate",
+            "--no-progress",
+            "--template",
+            SHARDS_TEMPLATE,
+            "--run",
+            part,
+            "--limit",
+            "8",
+            "--shard",
+            f"{k}/2",
+        )
     picked = ["judge", "--judge", "tj", "--authors", "markov", "--limit", "2", "--no-progress"]
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
@@ -196,7 +224,7 @@ def test_a_gap_in_a_store_without_selection_records_is_a_warning(
     asked for the human poems is unknown: the gap is named as such, exit 0 (1 with
     `--strict`)."""
     run = tmp_path / "run"
-    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    _ok("generate", "--no-progress", "--template", SHARDS_TEMPLATE, "--run", run, "--limit", "4")
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
         _ok("judge", "--run", run, "--judge", "tj", "--authors", "markov", "--no-progress")
@@ -220,7 +248,18 @@ def test_merge_stores_checks_coverage_as_the_command(tmp_path: Path, user_model:
     with the command's rules."""
     parts = [tmp_path / f"part{k}" for k in range(2)]
     for k, part in enumerate(parts):
-        _ok("generate", "--no-progress", "--run", part, "--limit", "8", "--shard", f"{k}/2")
+        _ok(
+            "generate",
+            "--no-progress",
+            "--template",
+            SHARDS_TEMPLATE,
+            "--run",
+            part,
+            "--limit",
+            "8",
+            "--shard",
+            f"{k}/2",
+        )
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
         _ok("judge", "--run", parts[0], "--judge", "tj", "--no-progress")
@@ -234,7 +273,7 @@ def test_missing_style_match_trials_are_a_gap(tmp_path: Path, user_model: UserMo
     each poem holds one of its two trials, which `merge` counted as covered (a poem with a
     trial was, whatever its `--trials` and `--samples`)."""
     run, dest = tmp_path / "run", tmp_path / "all"
-    _ok("generate", "--no-progress", "--run", run, "--limit", "4")
+    _ok("generate", "--no-progress", "--template", SHARDS_TEMPLATE, "--run", run, "--limit", "4")
     style = ["ghostwriting", "style-match", "--run", run, "--judge", "tj", "--no-progress"]
     with OpenAIServer(_answer, api_key=TEST_KEY) as server:
         _model_file(user_model, "judges", "tj", server)
