@@ -164,33 +164,36 @@ def plan_poem(form: str, rhyme: str | None, meter: str | None) -> list[list[Line
     """Stanzas of line plans for a form, following an explicit rhyme pattern when given."""
     form = form.lower()
     letters = re.sub(r"[^A-Za-z]", "", rhyme or "").upper()
+    # The fixed forms' lines are as long as the requested meter asks (a villanelle in iambic
+    # tetrameter: 8 syllables), else the form's usual length (10; a pantoum's 8).
+    n = _line_syllables(meter, form, 0)
     if form == "villanelle":
-        plans = [LinePlan("A" if i in (0, 2) else "B", 10) for i in range(3)]
+        plans = [LinePlan("A" if i in (0, 2) else "B", n) for i in range(3)]
         stanzas = [plans]
         for s in range(1, 6):
             refrain = 0 if s % 2 == 1 else 2
-            body = [LinePlan("A", 10), LinePlan("B", 10), LinePlan("A", 10, repeat_of=refrain)]
+            body = [LinePlan("A", n), LinePlan("B", n), LinePlan("A", n, repeat_of=refrain)]
             if s == 5:
-                body = [LinePlan("A", 10), LinePlan("B", 10), LinePlan("A", 10, repeat_of=0),
-                        LinePlan("A", 10, repeat_of=2)]  # fmt: skip
+                body = [LinePlan("A", n), LinePlan("B", n), LinePlan("A", n, repeat_of=0),
+                        LinePlan("A", n, repeat_of=2)]  # fmt: skip
             stanzas.append(body)
         return stanzas
     if form == "pantoum":
-        stanzas = [[LinePlan(c, 8) for c in "ABAB"]]
+        stanzas = [[LinePlan(c, n) for c in "ABAB"]]
         for s in range(1, 4):
             prev = 4 * (s - 1)
-            stanzas.append([LinePlan("B", 8, repeat_of=prev + 1), LinePlan("C", 8),
-                            LinePlan("B", 8, repeat_of=prev + 3), LinePlan("C", 8)])  # fmt: skip
-        stanzas.append([LinePlan("C", 8, repeat_of=13), LinePlan("A", 8, repeat_of=2),
-                        LinePlan("C", 8, repeat_of=15), LinePlan("A", 8, repeat_of=0)])  # fmt: skip
+            stanzas.append([LinePlan("B", n, repeat_of=prev + 1), LinePlan("C", n),
+                            LinePlan("B", n, repeat_of=prev + 3), LinePlan("C", n)])  # fmt: skip
+        stanzas.append([LinePlan("C", n, repeat_of=13), LinePlan("A", n, repeat_of=2),
+                        LinePlan("C", n, repeat_of=15), LinePlan("A", n, repeat_of=0)])  # fmt: skip
         return stanzas
     if form == "sestina":
-        stanzas = [[LinePlan(c, 10) for c in "ABCDEF"]]
+        stanzas = [[LinePlan(c, n) for c in "ABCDEF"]]
         order = list(range(6))
         for _ in range(1, 6):
             order = [order[i] for i in _SESTINA_ORDER]
-            stanzas.append([LinePlan("ABCDEF"[k], 10, end_word_of=k) for k in order])
-        stanzas.append([LinePlan("ABCDEF"[k], 10, end_word_of=k) for k in (1, 3, 5)])
+            stanzas.append([LinePlan("ABCDEF"[k], n, end_word_of=k) for k in order])
+        stanzas.append([LinePlan("ABCDEF"[k], n, end_word_of=k) for k in (1, 3, 5)])
         return stanzas
     defaults = {"ballad": "ABCB" * 4, "ghazal": "AABACADAEA", "limerick": "AABBA",
                 "sonnet": "ABABCDCDEFEFGG"}  # fmt: skip

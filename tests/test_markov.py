@@ -199,3 +199,42 @@ def test_markov_provider_poems_match_a_model_trained_without_the_prompts_poem() 
                               poem.meter_pattern, random.Random(stable_id(0, poem.poem_id, 0)),
                               candidates=40)  # fmt: skip
         assert asyncio.run(provider.generate(request)).text == expected
+
+
+@pytest.mark.parametrize(
+    ("form", "meter", "syllables"),
+    [
+        ("villanelle", "Iambic tetrameter", 8),
+        ("villanelle", "Iambic trimeter", 6),
+        ("villanelle", None, 10),
+        ("sestina", "Iambic tetrameter", 8),
+        ("sestina", None, 10),
+        ("pantoum", "Iambic pentameter", 10),
+        ("pantoum", None, 8),
+    ],
+)
+def test_the_fixed_forms_lines_are_as_long_as_the_requested_meter(
+    form: str, meter: str | None, syllables: int
+) -> None:
+    # Villanelle, sestina and pantoum lines aimed at 10 (pantoum 8) syllables whatever the
+    # prompt's meter: the demo's villanelle asks for iambic tetrameter, so every Markov line was
+    # 10 syllables long and the form check found 1 of its 19 lines in the meter.
+    lengths = {plan.syllables for stanza in plan_poem(form, None, meter) for plan in stanza}
+    assert lengths == {syllables}
+
+
+def test_the_demo_villanelle_is_written_in_tetrameter_lengths() -> None:
+    from poemetric.data import load_dataset
+    from poemetric.markov import _syllables
+
+    poems = load_dataset("demo").poems
+    corpus = RunCorpus("demo", tuple((p.poem_id, p.content) for p in poems))
+    poem = next(p for p in poems if p.form.value == "villanelle")
+    assert poem.meter_pattern == "Iambic tetrameter"
+    context = {"poem_id": poem.poem_id, "form": "villanelle", "corpus": corpus,
+               "rhyme": poem.rhyme_pattern, "meter": poem.meter_pattern}  # fmt: skip
+    provider = MarkovProvider(ModelSpec(name="markov", provider="markov", model="markov"))
+    text = asyncio.run(provider.generate(user_request("p", GenerationSettings(), 0, context))).text
+    lengths = [_syllables(line) for line in text.splitlines() if line.strip()]
+    assert len(lengths) == 19
+    assert sum(abs(n - 8) for n in lengths) < sum(abs(n - 10) for n in lengths)

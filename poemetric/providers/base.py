@@ -360,6 +360,13 @@ class Provider(ABC):
         every call). None by default."""
         return {}
 
+    @classmethod
+    def refused_options(cls, spec: ModelSpec) -> dict[str, str]:
+        """The keys of `spec.options` whose value this provider cannot use, each with why (a
+        Markov baseline's `candidates: 0` wrote every line as "..."). A model file that sets
+        one is unusable, named with its file and line. None by default."""
+        return {}
+
     @abstractmethod
     async def generate(self, request: GenerationRequest) -> Completion:
         """Run one request. Raise `ProviderError` on failure."""

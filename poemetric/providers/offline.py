@@ -17,6 +17,7 @@ from poemetric.markov import MarkovModel, NgramCounts, ngram_counts, write_poem
 from poemetric.providers.base import (
     Completion,
     GenerationRequest,
+    ModelSpec,
     Provider,
     ProviderError,
     RunCorpus,
@@ -61,7 +62,14 @@ def _model_without(corpus: RunCorpus, excluded_poem_id: str, order: int) -> Mark
     """The model of the corpus less the prompt's own poem, derived from the whole corpus's model
     (trained once per run, not once per prompt: a 1,000-poem dataset trained 1,000 times)."""
     model, per_poem = _corpus_model(corpus, order)
-    return model.without(per_poem.get(excluded_poem_id, {}))
+    try:
+        return model.without(per_poem.get(excluded_poem_id, {}))
+    except ValueError:  # said of the whole corpus, it read as if the dataset had no poems
+        raise ValueError(
+            f"the run's dataset has no lines but those of this prompt's own poem "
+            f"({excluded_poem_id}), which the baseline leaves out: it needs a dataset of at "
+            "least two poems"
+        ) from None
 
 
 class MarkovProvider(Provider):
@@ -74,6 +82,23 @@ class MarkovProvider(Provider):
     name: ClassVar[str] = "markov"
     option_keys: ClassVar[frozenset[str] | None] = frozenset({"order", "candidates"})
     remote: ClassVar[bool] = False
+
+    @classmethod
+    def refused_options(cls, spec: ModelSpec) -> dict[str, str]:
+        """`order` and `candidates` are whole numbers of at least 1: `candidates: 0` sampled no
+        line and stored every line of every poem as "...", as an ok poem."""
+        return {
+            key: f"must be a whole number of at least 1, not {value!r}"
+            for key in ("order", "candidates")
+            if isinstance(value := spec.options.get(key, 1), bool)
+            or not isinstance(value, int)
+            or value < 1
+        }
+
+    def preflight(self) -> None:
+        """A spec built in code (not read from a model file) with an unusable option."""
+        for key, why in self.refused_options(self.spec).items():
+            raise ProviderError(f"markov baseline: options.{key}: {why}", retryable=False)
 
     async def generate(self, request: GenerationRequest) -> Completion:
         started = time.perf_counter()

@@ -314,34 +314,40 @@ def _check_settings(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None
         refused = provider_class(spec.provider).refused_settings(spec)
     except (UnknownProviderError, ImportError):
         return
+    _refuse(path, node, "settings", refused)
+
+
+def _refuse(path: Path, node: yaml.Node | None, section: str, refused: dict[str, str]) -> None:
+    """A `RosterFileError` naming each refused `section.field` with its line, if any."""
     if not refused:
         return
     problems = [
-        f"{path}:{line_of(node, ('settings', *field.split('.')))}: settings.{field}: {why}"
+        f"{path}:{line_of(node, (section, *field.split('.')))}: {section}.{field}: {why}"
         for field, why in refused.items()
     ]
     field, why = next(iter(refused.items()))
     more = f" (and {len(refused) - 1} more)" if len(refused) > 1 else ""
     raise RosterFileError(
-        "invalid model file:\n  " + "\n  ".join(problems), f"settings.{field}: {why}{more}"
+        "invalid model file:\n  " + "\n  ".join(problems), f"{section}.{field}: {why}{more}"
     )
 
 
 def _check_options(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
     """A `RosterFileError` for a key of `options:` that the provider does not read (its
-    `option_keys`): a misspelt option would silently leave the provider's default in place. A
-    provider that declares no keys is not checked; one that cannot be loaded is reported when a
-    command selects the model."""
+    `option_keys`): a misspelt option would silently leave the provider's default in place; then
+    for a value it cannot use (`refused_options`). A provider that declares no keys is not
+    checked for unknown keys; one that cannot be loaded is reported when a command selects the
+    model."""
     if not spec.options:
         return
     try:
-        allowed = provider_class(spec.provider).option_keys
+        provider = provider_class(spec.provider)
     except (UnknownProviderError, ImportError):
         return
-    if allowed is None:
-        return
-    unknown = [key for key in spec.options if key not in allowed]
-    if not unknown:
+    allowed = provider.option_keys
+    unknown = [key for key in spec.options if allowed is not None and key not in allowed]
+    if not unknown or allowed is None:
+        _refuse(path, node, "options", provider.refused_options(spec))
         return
     reads = f"provider {spec.provider!r} reads " + (
         f"options {', '.join(sorted(allowed))}" if allowed else "no options"
