@@ -291,3 +291,22 @@ def test_the_local_demo_judges_the_local_models_prompts_with_smollm2(local_demo:
     assert "Judge stage skipped" not in output
     assert "smollm2-135m judged 3 poems to show the judge stage working offline" in output
     assert "For real LLM-as-a-judge scores, either" in output and "gemini-2.5-pro" in output
+
+
+def test_the_local_demo_says_its_cap_cut_the_local_models_poem(local_demo: LocalDemo) -> None:
+    """The demo caps SmolLM2 at 160 tokens, which cuts its poems; the run's note on cut poems
+    advises raising the model file's max_tokens, which the demo does not read. The demo says
+    how many its cap cut and that the file's own limit applies outside it."""
+    from poemetric.store import RunStore
+
+    with RunStore(local_demo.run) as store:
+        [cut] = store.query(
+            "SELECT COUNT(*) FROM generations WHERE author = 'smollm2-135m' "
+            "AND finish_reason = 'length'"
+        )[0]
+    assert cut == 1  # the first prompt's poem runs past 160 tokens
+    assert (
+        "1 of 1 poem of smollm2-135m was cut at the token limit (max_tokens 160): the demo caps "
+        "it at 160 tokens to stay short; its model file's max_tokens 256 applies to `poemetric "
+        "generate --models smollm2-135m` in a run of your own"
+    ) in local_demo.output

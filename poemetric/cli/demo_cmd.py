@@ -277,8 +277,13 @@ def demo(
             local_hint = local_model_hint()
             if local and local_hint is None:
                 spec = generators.entries[LOCAL_MODEL].spec
+                own_limit = spec.settings.max_tokens
                 spec = spec.model_copy(
-                    update={"settings": spec.settings.model_copy(update={"max_tokens": 160})}
+                    update={
+                        "settings": spec.settings.model_copy(
+                            update={"max_tokens": DEMO_LOCAL_MAX_TOKENS}
+                        )
+                    }
                 )
                 local_options = dataclasses.replace(
                     options, limit=min(limit or local_poems, local_poems), samples=1
@@ -286,6 +291,7 @@ def demo(
                 local_report = run_generation(store, [spec], options=local_options)
                 incomplete += [local_report] if local_report.incomplete else []
                 console.print(f"   generate {local_report.summary_line()}")
+                note_demo_cap(console, store, spec.name, own_limit)
             form_report = run_form_stage(store, progress=progress, jobs=0, lexicon=lexicon)
             rates = ", ".join(
                 f"{author} {form_report.pass_rate(author):.0%}"
@@ -330,3 +336,24 @@ def demo(
         for stage in incomplete:
             render_problems(stage, console)
         raise typer.Exit(code=1)
+
+
+#: The demo's cap on the local model's answers, to keep `demo --local` to about half a minute.
+DEMO_LOCAL_MAX_TOKENS = 160
+
+
+def note_demo_cap(console: Console, store: RunStore, model: str, own_limit: int | None) -> None:
+    """Say how many of the local model's demo poems the demo's cap cut, and that its model
+    file's own limit applies outside the demo: the run's note on cut poems advises raising
+    the file's max_tokens, which the demo does not read."""
+    from poemetric.store.cut_poems import cut_poems
+
+    cut = cut_poems(store, [model])
+    if not cut:
+        return
+    own = f"its model file's max_tokens {own_limit}" if own_limit else "its model file's limit"
+    console.print(
+        f"   {cut[0].counted(f' of {model}')}: the demo caps it at {DEMO_LOCAL_MAX_TOKENS} "
+        f"tokens to stay short; {own} applies to "
+        f"`{program()} generate --models {model}` in a run of your own"
+    )
