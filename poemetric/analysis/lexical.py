@@ -91,7 +91,8 @@ def _mtld_pass(tokens: Sequence[str], threshold: float) -> float:
 
 def mtld(tokens: Sequence[str], threshold: float = MTLD_THRESHOLD) -> float:
     """Measure of textual lexical diversity: mean of the forward and backward pass. A text that
-    never drops to the threshold (every word distinct) has no factor and gets NaN."""
+    never drops to the threshold has only the partial factor (a repeated word: a finite MTLD);
+    with every word distinct that is 0, and the MTLD NaN."""
     if not tokens:
         return math.nan
     passes = [_mtld_pass(tokens, threshold), _mtld_pass(tokens[::-1], threshold)]
