@@ -145,12 +145,19 @@ def opening_words(generations: pd.DataFrame, k: int = 10) -> pd.DataFrame:
                 {
                     "author": author,
                     "rank": rank,
-                    "word": word.capitalize(),
+                    "word": _capitalised(word),
                     "count": count,
                     "share": count / total,
                 }
             )
     return pd.DataFrame(rows, columns=["author", "rank", "word", "count", "share"])
+
+
+def _capitalised(word: str) -> str:
+    """`word` as it opens a poem: its first letter upper-case, after the apostrophe of an
+    elision (`'Twas`; `str.capitalize` left `'twas` as it was)."""
+    elided = len(word) - len(word.lstrip("'"))
+    return word[:elided] + word[elided:].capitalize()
 
 
 def profile_similarity(generations: pd.DataFrame, k: int = 20) -> pd.DataFrame:
