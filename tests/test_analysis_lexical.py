@@ -210,6 +210,13 @@ def test_top_and_opening_words() -> None:
     assert list(words["author"].unique()) == ["human", "bot"]
 
 
+def test_opening_words_capitalise_an_elided_word_after_its_apostrophe() -> None:
+    """`str.capitalize` left "'twas" lower-case beside "The" and "In" (one poem of the authors'
+    dataset opens so)."""
+    poems = pd.DataFrame({"author": ["human"] * 3, "poem": ["'Twas night", "'tis day", "o'er"]})
+    assert sorted(opening_words(poems)["word"]) == ["'Tis", "'Twas", "O'er"]
+
+
 def test_profile_similarity_to_human() -> None:
     similarity = profile_similarity(_poems(), k=5).set_index("author")["cosine_to_human"]
     assert similarity["human"] == pytest.approx(1.0)

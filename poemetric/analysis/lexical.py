@@ -91,7 +91,8 @@ def _mtld_pass(tokens: Sequence[str], threshold: float) -> float:
 
 def mtld(tokens: Sequence[str], threshold: float = MTLD_THRESHOLD) -> float:
     """Measure of textual lexical diversity: mean of the forward and backward pass. A text that
-    never drops to the threshold (every word distinct) has no factor and gets NaN."""
+    never drops to the threshold has only the partial factor (a repeated word: a finite MTLD);
+    with every word distinct that is 0, and the MTLD NaN."""
     if not tokens:
         return math.nan
     passes = [_mtld_pass(tokens, threshold), _mtld_pass(tokens[::-1], threshold)]
@@ -144,12 +145,19 @@ def opening_words(generations: pd.DataFrame, k: int = 10) -> pd.DataFrame:
                 {
                     "author": author,
                     "rank": rank,
-                    "word": word.capitalize(),
+                    "word": _capitalised(word),
                     "count": count,
                     "share": count / total,
                 }
             )
     return pd.DataFrame(rows, columns=["author", "rank", "word", "count", "share"])
+
+
+def _capitalised(word: str) -> str:
+    """`word` as it opens a poem: its first letter upper-case, after the apostrophe of an
+    elision (`'Twas`; `str.capitalize` left `'twas` as it was)."""
+    elided = len(word) - len(word.lstrip("'"))
+    return word[:elided] + word[elided:].capitalize()
 
 
 def profile_similarity(generations: pd.DataFrame, k: int = 20) -> pd.DataFrame:
