@@ -21,7 +21,7 @@ from poemetric.roster.base import (
     UnusableModelError,
     _dedupe,
 )
-from poemetric.roster.groups import load_groups
+from poemetric.roster.groups import GROUPS_FILE, load_groups
 from poemetric.roster.loading import (
     ENV_DIRS,
     Roster,
@@ -79,29 +79,29 @@ def searched(kind: RosterKind, directory: Path | None = None, name: str | None =
     in another shell) is found by no command, while a close name in the roster is suggested.
     A file there that is `name`'s but not read (`name.YAML`, `name.yaml.txt`) is named first."""
     folders = roster_directories(kind, directory)
-    unread = _unread_file(name, folders) if name else None
-    hint = (
-        f" ({unread} is not read: a model file is NAME.yaml or NAME.yml, in lower case; rename "
-        f"it {unread.with_name(name + '.yaml')})"
-        if unread and name
-        else ""
-    )
+    unread = _unread_file(name, folders) if name else ""
     listed = ", ".join(str(folder) for folder in folders)
-    return f"{hint} (files read from {listed}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
+    return f"{unread} (files read from {listed}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
 
 
-def _unread_file(name: str, folders: list[Path]) -> Path | None:
-    """A file of `name` that the roster skips for its suffix: saved by an editor as
-    `name.yaml.txt`, `name.YAML` or `name.json`, it left only "unknown model" to go on."""
-    prefix = f"{name}.".casefold()
+def _unread_file(name: str, folders: list[Path]) -> str:
+    """` (DIR/name.yaml.txt is not read: ...; rename it DIR/name.yaml)` for a file of `name`, or
+    a `groups.yml`, that the roster skips for its suffix: saved by an editor as `name.yaml.txt`,
+    `name.YAML` or `name.json`, it left only "unknown model" to go on."""
+    kinds = (
+        (name, "a model file is NAME.yaml or NAME.yml, in lower case", {".yaml", ".yml"}),
+        ("groups", f"groups are read from {GROUPS_FILE} alone", {".yaml"}),
+    )
     for folder in folders:
         for path in sorted(folder.iterdir()) if folder.is_dir() else ():
-            rest = path.name.casefold().removeprefix(prefix)
-            if rest == path.name.casefold() or path.suffix in {".yaml", ".yml"}:
-                continue
-            if rest in {"yaml", "yml", "json", "txt"} or rest.startswith(("yaml.", "yml.")):
-                return path
-    return None
+            for stem, why, read in kinds:
+                rest = path.name.casefold().removeprefix(f"{stem}.".casefold())
+                if rest == path.name.casefold() or path.suffix in read:
+                    continue  # another file's, or read (a `Mine.yaml` is listed as unusable)
+                if rest in {"yaml", "yml", "json", "txt"} or rest.startswith(("yaml.", "yml.")):
+                    target = folder / (GROUPS_FILE if stem == "groups" else f"{name}.yaml")
+                    return f" ({path} is not read: {why}; rename it {target})"
+    return ""
 
 
 @entry_points_read_once()
