@@ -132,3 +132,28 @@ def test_a_judge_files_template_is_found_beside_it_before_the_working_folder(
     )
     assert result.exit_code == 0, result.output
     assert f"template: {judges / 'judge-v2.md'}" in result.output
+
+
+def test_a_judge_template_not_found_says_where_one_of_ones_own_goes(tmp_path: Path) -> None:
+    """`template: my-promt` (a misspelt `my-prompt.md` beside the judge file) was refused with
+    the bundled templates alone, as though one's own had to be added to POEMetric's prompts/."""
+    judges = tmp_path / "my-judges"
+    judges.mkdir()
+    (judges / "my-prompt.md").write_text("{generation_prompt} {the_poem}\n", encoding="utf-8")
+    (judges / "my-judge.yaml").write_text(
+        "name: my-judge\nprovider: markov\nmodel: m\ntemplate: my-promt\n", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app,
+        ["models", "show", "my-judge", "--judges"],
+        env={"POEMETRIC_JUDGES_DIR": str(judges), "COLUMNS": "400"},
+    )
+    assert result.exit_code == 2, result.output
+    assert (
+        "my-judge.yaml:4: template: no prompt template 'my-promt'; bundled templates: "
+        in result.output
+    )
+    assert (
+        f"; a template of your own goes beside the judge file: {judges / 'my-promt.md'} "
+        "(did you mean 'my-prompt'?)" in result.output
+    )

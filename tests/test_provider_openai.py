@@ -224,6 +224,31 @@ def test_missing_key_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
         assert "MY_ENDPOINT_KEY" in str(failure(OpenAICompatibleProvider(spec)))
 
 
+@pytest.mark.parametrize("written", ["MY_ENDPONT_KEY", "my_endpoint_key"])
+def test_a_missing_key_names_the_set_variable_the_file_probably_meant(
+    monkeypatch: pytest.MonkeyPatch, written: str
+) -> None:
+    """`api_key_env: MY_ENDPONT_KEY` with MY_ENDPOINT_KEY exported was answered "set the
+    environment variable MY_ENDPONT_KEY" alone, sending the user to export a second variable
+    rather than fix the file's misspelling."""
+    monkeypatch.setenv("MY_ENDPOINT_KEY", "sk-the-real-key-1234")
+    monkeypatch.delenv(written, raising=False)
+    with OpenAIServer() as server:
+        spec = make_spec(server, provider="openai-compatible", api_key_env=written)
+        error = failure(OpenAICompatibleProvider(spec))
+        assert server.requests == []
+    message = str(error)
+    assert f"set the environment variable {written}" in message
+    assert "MY_ENDPOINT_KEY is set: if it holds this key, write `api_key_env: MY_ENDPOINT_KEY`" in (
+        message
+    )
+    assert "sk-the-real-key-1234" not in message
+    monkeypatch.setenv("MY_ENDPOINT_KEY", " ")  # set but empty: no key to point at
+    with OpenAIServer() as server:
+        spec = make_spec(server, provider="openai-compatible", api_key_env=written)
+        assert "is set: if it holds" not in str(failure(OpenAICompatibleProvider(spec)))
+
+
 @pytest.mark.parametrize("value", ["", "  "])
 def test_an_empty_key_variable_is_said_to_be_empty(
     monkeypatch: pytest.MonkeyPatch, value: str

@@ -307,4 +307,4 @@ def _show_hint(name: str, names: list[str], judges: bool) -> str:
     if elsewhere:
         flag = "" if judges else " --judges"
         return f"; it is a {other[:-1]}: `poemetric models show {name}{flag}`"
-    return did_you_mean(name, names) + searched(_kind(judges))
+    return did_you_mean(name, names) + searched(_kind(judges), name=name)

@@ -8,6 +8,7 @@ Kept out of `base.py` because only the SDK-backed adapters need them.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import os
@@ -95,9 +96,29 @@ def resolve_api_key(
             retryable=False,
         )
     raise ProviderError(
-        f"{needs}: set the environment variable {' or '.join(names)}{no_key if local else ''}",
+        f"{needs}: set the environment variable {' or '.join(names)}{no_key if local else ''}"
+        f"{_lookalike_hint(names)}",
         retryable=False,
     )
+
+
+def _lookalike_hint(names: Sequence[str]) -> str:
+    """`; MY_ENDPOINT_KEY is set: ...` when a set variable's name is a near miss of `names` (a
+    misspelt `api_key_env: MY_ENDPONT_KEY`, or one in lower case): "set the environment variable
+    MY_ENDPONT_KEY" alone sent the user to export a second variable instead of fixing the file.
+    Only the variable's name is shown, never its value."""
+    candidates = {
+        variable.casefold(): variable
+        for variable, value in os.environ.items()
+        if value.strip() and variable not in names
+    }
+    for name in names:
+        close = difflib.get_close_matches(name.casefold(), list(candidates), n=1, cutoff=0.9)
+        if close:
+            found = candidates[close[0]]
+            fix = f"write `api_key_env: {found}` in the model file"
+            return f"; {found} is set: if it holds this key, {fix}"
+    return ""
 
 
 def sdk_missing(spec: ModelSpec, module: str, package: str) -> ProviderError | None:

@@ -376,13 +376,26 @@ def _unknown_option(key: str, provider: str, allowed: frozenset[str]) -> str:
 
 def _judge_template(path: Path, name: str, node: yaml.Node | None) -> str:
     from poemetric.data.text_files import TextFileError, read_utf8_file
-    from poemetric.prompts import JUDGE_PLACEHOLDERS, PromptError, template_path
+    from poemetric.prompts import (
+        JUDGE_PLACEHOLDERS,
+        TEMPLATE_SUFFIXES,
+        PromptError,
+        template_path,
+    )
 
     where = f"{path}:{line_of(node, ('template',))}"
     try:
         found = template_path(name, relative_to=path.parent)
         text = read_utf8_file(found)
-    except (PromptError, TextFileError) as error:
+    except PromptError as error:
+        why = f"template: {error}"
+        if Path(name).name == name:  # bundled ones alone read as though yours went in prompts/
+            own = path.parent / (name if Path(name).suffix else f"{name}.md")
+            beside = [p.stem for p in path.parent.iterdir() if p.suffix in TEMPLATE_SUFFIXES]
+            why += f"; a template of your own goes beside the judge file: {own}"
+            why += did_you_mean(Path(name).stem, beside)
+        raise RosterFileError(f"{where}: {why}", why) from None
+    except TextFileError as error:
         raise RosterFileError(f"{where}: template: {error}", f"template: {error}") from None
     missing = [p for p in JUDGE_PLACEHOLDERS if p not in text]
     if missing:

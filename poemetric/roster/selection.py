@@ -21,7 +21,7 @@ from poemetric.roster.base import (
     UnusableModelError,
     _dedupe,
 )
-from poemetric.roster.groups import load_groups
+from poemetric.roster.groups import GROUPS_FILE, load_groups
 from poemetric.roster.loading import (
     ENV_DIRS,
     Roster,
@@ -66,19 +66,42 @@ def price_unknown(spec: ModelSpec) -> bool:
         return True
 
 
-def _see_models(kind: RosterKind, directory: Path | None = None) -> str:
+def _see_models(kind: RosterKind, directory: Path | None, name: str) -> str:
     """`; see `poemetric models --judges` (files read from ...)`; under make, the venv's
     `poemetric` (`program()`): a make user's venv is not activated."""
     flag = " --judges" if kind == "judges" else ""
-    return f"; see `{program()} models{flag}`" + searched(kind, directory)
+    return f"; see `{program()} models{flag}`" + searched(kind, directory, name)
 
 
-def searched(kind: RosterKind, directory: Path | None = None) -> str:
+def searched(kind: RosterKind, directory: Path | None = None, name: str | None = None) -> str:
     """` (files read from DIR, ...; a folder of your own: VAR=DIR)`: where a file that is not
     found was looked for, since a file in a folder the variable does not name (not exported, or
-    in another shell) is found by no command, while a close name in the roster is suggested."""
-    folders = ", ".join(str(folder) for folder in roster_directories(kind, directory))
-    return f" (files read from {folders}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
+    in another shell) is found by no command, while a close name in the roster is suggested.
+    A file there that is `name`'s but not read (`name.YAML`, `name.yaml.txt`) is named first."""
+    folders = roster_directories(kind, directory)
+    unread = _unread_file(name, folders) if name else ""
+    listed = ", ".join(str(folder) for folder in folders)
+    return f"{unread} (files read from {listed}; a folder of your own: {ENV_DIRS[kind]}=DIR)"
+
+
+def _unread_file(name: str, folders: list[Path]) -> str:
+    """` (DIR/name.yaml.txt is not read: ...; rename it DIR/name.yaml)` for a file of `name`, or
+    a `groups.yml`, that the roster skips for its suffix: saved by an editor as `name.yaml.txt`,
+    `name.YAML` or `name.json`, it left only "unknown model" to go on."""
+    kinds = (
+        (name, "a model file is NAME.yaml or NAME.yml, in lower case", {".yaml", ".yml"}),
+        ("groups", f"groups are read from {GROUPS_FILE} alone", {".yaml"}),
+    )
+    for folder in folders:
+        for path in sorted(folder.iterdir()) if folder.is_dir() else ():
+            for stem, why, read in kinds:
+                rest = path.name.casefold().removeprefix(f"{stem}.".casefold())
+                if rest == path.name.casefold() or path.suffix in read:
+                    continue  # another file's, or read (a `Mine.yaml` is listed as unusable)
+                if rest in {"yaml", "yml", "json", "txt"} or rest.startswith(("yaml.", "yml.")):
+                    target = folder / (GROUPS_FILE if stem == "groups" else f"{name}.yaml")
+                    return f" ({path} is not read: {why}; rename it {target})"
+    return ""
 
 
 @entry_points_read_once()
@@ -124,7 +147,7 @@ def select_models(
                     or _other_roster_hint(token, kind, directory)
                     or did_you_mean(token, known)
                 )
-                + _see_models(kind, directory),
+                + _see_models(kind, directory, token),
                 known,
             )
     chosen = _dedupe(names)
@@ -200,7 +223,7 @@ def get_model(
         raise UnknownModelError(
             f"unknown {kind[:-1]} {name!r}"
             + (display_name_hint(name, catalog) or did_you_mean(name, known))
-            + _see_models(kind, directory),
+            + _see_models(kind, directory, name),
             known,
         )
     return _usable(catalog.entries[name], kind)
