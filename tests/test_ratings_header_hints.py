@@ -182,3 +182,38 @@ def test_survey_import_folds_only_case_spaces_and_accent_forms(tmp_path: Path) -
     status, output = imported("accents.csv", [decomposed])
     assert status != 0
     assert f"only in case or spaces: {decomposed!r} (the survey's {composed!r})" in output
+
+
+def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_imported(
+    tmp_path: Path,
+) -> None:
+    """A wide file naming two items as the tables do (`Emotion`, `Devices`) and a comment
+    capitalised imported the other 8 items and dropped those columns without a word ("imported
+    8 answers"); `analyze --experts` computed agreement without them. Now nothing is stored and
+    the error names each column to rename."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    header = ("rater,poem,form,theme,vocabulary,creativity,idiosyncrasy,Emotion,imagery,Devices,"
+              "overall_quality,human_authorship,Comment_overall_quality,notes")  # fmt: skip
+    wide = tmp_path / "wide.csv"
+    wide.write_text(f"{header}\nR1,{_a_poem(run)},4,3,3,4,2,5,NA,4,4,5,fine,n\n", encoding="utf-8")
+    for command in (["survey", "import", str(wide), "--run", str(run)],
+                    ["analyze", "--run", str(run), "--experts", str(wide)]):  # fmt: skip
+        result = runner.invoke(app, command, env=WIDE)
+        assert result.exit_code != 0, result.output
+        assert (
+            f"{wide}: 3 columns name an item or comment spelled otherwise and would be left out: "
+            "rename 'Emotion' to 'emotional_resonance', 'Devices' to 'literary_devices', "
+            "'Comment_overall_quality' to 'comment_overall_quality' in the header line (column "
+            "names are exact, lower case: docs/survey.md)"
+        ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    text = wide.read_text(encoding="utf-8")
+    for found, wanted in (("Emotion", "emotional_resonance"), ("Devices", "literary_devices"),
+                          ("Comment", "comment")):  # fmt: skip
+        text = text.replace(found, wanted)
+    wide.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(wide), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("imported 11 answers (11 new, 0 replaced) by 1 rater")
