@@ -217,3 +217,10 @@ def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_impo
     result = runner.invoke(app, ["survey", "import", str(wide), "--run", str(run)], env=WIDE)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("imported 11 answers (11 new, 0 replaced) by 1 rater")
+    # A long file's comment column spelled otherwise: the comments were dropped.
+    long = tmp_path / "long.csv"
+    long.write_text(f"poem,rater,item,score,Comment\n{_a_poem(run)},R2,overall_quality,4,good\n")
+    result = runner.invoke(app, ["survey", "import", str(long), "--run", str(run)], env=WIDE)
+    assert result.exit_code != 0, result.output
+    assert "1 column names an item or comment spelled otherwise and would be left out: rename " \
+        "'Comment' to 'comment' in the header line" in " ".join(result.output.split())  # fmt: skip

@@ -1,8 +1,9 @@
 """The item and comment columns of a wide expert-ratings file under the other names POEMetric
 gives them: a table's or figure's label (`Emotion`, `Devices`, `Quality`), or the key spelled
-otherwise (`Emotional Resonance`, `Comment_overall_quality`). Column names are exact and a wide
-file's other columns are ignored, so such a column was left out without a word: its ratings
-were never imported and the agreement was computed without them."""
+otherwise (`Emotional Resonance`, `Comment_overall_quality`), and a long file's `Comment`.
+Column names are exact and other columns are ignored, so such a column was left out without a
+word: its ratings (or comments) were never imported and the agreement was computed without
+them."""
 
 from __future__ import annotations
 
@@ -24,10 +25,16 @@ ITEM_SPELLINGS: dict[str, tuple[tuple[str, str], ...]] = {
 }  # fmt: skip
 
 
-def item_renames(columns: Sequence[str]) -> dict[str, str]:
-    """The file's column -> the item or comment column it names, for each such column whose
-    exact name the header lacks."""
-    return header_renames(columns, ITEM_SPELLINGS)
+#: A long file's one comment column (`Comment`, `Comments`).
+COMMENT_SPELLINGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "comment": (("comment", "comment"), ("comments", "comment"))
+}
+
+
+def item_renames(columns: Sequence[str], long_format: bool) -> dict[str, str]:
+    """The file's column -> the item or comment column it names (a long file's: its comment
+    column), for each such column whose exact name the header lacks."""
+    return header_renames(columns, COMMENT_SPELLINGS if long_format else ITEM_SPELLINGS)
 
 
 def misnamed_items_message(path: object, renames: dict[str, str]) -> str:

@@ -134,13 +134,13 @@ def read_expert_answers(
         )
     renames = header_renames(table.columns, EXPERT_SPELLINGS) if table.header_read else {}
     found = table.columns if table.header_read else sorted(header)
-    items = item_renames(found) if not long_format and not exported else {}
+    items = {} if exported else item_renames(found, long_format)
     if missing:
         raise ExpertRatingsError(
             f"{path}: missing {plural(len(missing), 'column')}: {', '.join(missing)}; found "
             f"{', '.join(found) or 'none'}{rename_hint(renames | items, 'docs/survey.md')}"
         )
-    if items:  # a wide file's other columns are ignored: these would be lost
+    if items:  # other columns are ignored: these would be lost
         raise ExpertRatingsError(misnamed_items_message(path, items))
     problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []
