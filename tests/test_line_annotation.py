@@ -354,6 +354,7 @@ def test_a_poem_graded_in_part_is_named_as_the_raters_sheet_names_it(tmp_path: P
     path = tmp_path / f"{rater}.csv"
     for row in rows:
         row.update(annotator=rater, fluency="weak", coherence=row["coherence"] or "weak")
+    rows[first + 2]["text"] = "edited text"
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         writer.writeheader()
@@ -362,5 +363,9 @@ def test_a_poem_graded_in_part_is_named_as_the_raters_sheet_names_it(tmp_path: P
     assert result.exit_code != 0
     assert (
         f"{path}:{first + 2}: {rater} graded poem {poem['item']} ({poem['generation_id']}) of "
-        "sheet survey-lines only in part; lines without a row: 2"
+        "sheet survey-lines only in part; lines without a row: 2, 3"
+    ) in " ".join(result.output.split())
+    assert (
+        f"{path}:{first + 3}: the text differs from line 3 of poem {poem['item']} "
+        f"({poem['generation_id']})"
     ) in " ".join(result.output.split())

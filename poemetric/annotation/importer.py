@@ -89,19 +89,20 @@ def _normal(text: str) -> str:
 
 
 def _check_row(
-    values: dict[str, Any], item: LineItem, location: str
+    values: dict[str, Any], item: LineItem, location: str, poem: str
 ) -> tuple[int, float, float | None] | str:
-    """(line number, fluency, coherence) of a graded row, or the problem."""
+    """(line number, fluency, coherence) of a graded row, or the problem; `poem`: the poem as
+    the file names it (`_as_named`)."""
     try:
         number = int(str(values.get("line", "")).strip())
     except ValueError:
         return f"{location}: line {values.get('line')!r} is not a line number"
     if not 1 <= number <= len(item.lines):
-        return f"{location}: poem {item.item} has lines 1-{len(item.lines)}, not {number}"
+        return f"{location}: poem {poem} has lines 1-{len(item.lines)}, not {number}"
     text = values.get("text")
     if text is not None and _normal(_unguarded(str(text))) != _normal(item.lines[number - 1]):
         return (
-            f"{location}: the text differs from line {number} of poem {item.item} "
+            f"{location}: the text differs from line {number} of poem {poem} "
             f"({item.lines[number - 1]!r}); was a row moved or edited?"
         )
     try:
@@ -223,7 +224,7 @@ def read_line_annotations(
                 problems.append(f"{location}: poem {poem!r} is not on sheet {task.sheet_id}")
                 continue
             generation_id = item.generation_id
-            checked = _check_row(values, item, location)
+            checked = _check_row(values, item, location, _as_named(values, poem))
             if isinstance(checked, str):
                 problems.append(checked)
                 continue
