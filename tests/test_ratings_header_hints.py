@@ -184,6 +184,34 @@ def test_survey_import_folds_only_case_spaces_and_accent_forms(tmp_path: Path) -
     assert f"only in case or spaces: {decomposed!r} (the survey's {composed!r})" in output
 
 
+def test_survey_import_refuses_one_rater_spelled_two_ways_in_the_file(tmp_path: Path) -> None:
+    """`Ann` on some rows and `ann` on others of one file (a survey started by the import, or
+    ids the survey lacks) were two raters: one expert's two ratings of a poem agreed with each
+    other in the experts' agreement. Raters the survey has under both spellings stay apart."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    poem = _a_poem(run)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
+                     f"ann ,{poem},theme,4\n", encoding="utf-8")  # fmt: skip
+    command = ["survey", "import", str(mixed), "--run", str(run), "--survey", "paper"]
+    result = runner.invoke(app, command, env=WIDE)
+    assert result.exit_code != 0
+    assert (
+        f"{mixed}: rater ids differ from each other only in case or spaces: 'Ann' (first on line "
+        "2) and 'ann' (first on line 4); ids are exact"
+    ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    both = tmp_path / "both.csv"
+    both.write_text(
+        f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["survey", "import", str(both), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+
+
 def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_imported(
     tmp_path: Path,
 ) -> None:
