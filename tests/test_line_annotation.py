@@ -325,3 +325,47 @@ def test_a_line_a_spreadsheet_would_read_as_a_formula_round_trips(tmp_path: Path
     filled = _filled(template, tmp_path / "f.csv", "me", "strong")
     import_line_annotations(store, [filled])
     assert store.count("line_annotations", "generation_id = 'dash-1'") == 3
+
+
+def test_a_poem_graded_in_part_is_named_as_the_raters_sheet_names_it(tmp_path: Path) -> None:
+    """A line survey's sheets number each rater's poems in the rater's order, but a poem graded
+    only in part was named by its number in the whole survey, with no file or line: "sheet
+    survey-lines: R1 graded poem 2 only in part" of the poem R1.csv lists as item 1. Now the
+    file, line, item number and code of the file's own rows."""
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    with RunStore(tmp_path / "run", create=False) as store:
+        task = stored_tasks(store)["survey-lines"]
+        numbers = {_code(store, task, item.generation_id): item.item for item in task.items}
+    sheets = {}
+    for rater in ("R1", "R2", "R3"):
+        with (tmp_path / "run" / "survey-lines" / f"{rater}.csv").open(encoding="utf-8") as handle:
+            sheets[rater] = list(csv.DictReader(handle))
+    rater, rows = next(
+        (rater, rows)
+        for rater, rows in sheets.items()
+        if any(int(r["item"]) != numbers[r["generation_id"]] for r in rows)
+    )
+    poem = next(r for r in rows if int(r["item"]) != numbers[r["generation_id"]])
+    first = next(n for n, r in enumerate(rows) if r["generation_id"] == poem["generation_id"])
+    path = tmp_path / f"{rater}.csv"
+    for row in rows:
+        row.update(annotator=rater, fluency="weak", coherence=row["coherence"] or "weak")
+    rows[first + 2]["text"] = "edited text"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(row for n, row in enumerate(rows) if n != first + 1)  # its line 2
+    result = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(path)])
+    assert result.exit_code != 0
+    assert (
+        f"{path}:{first + 2}: {rater} graded poem {poem['item']} ({poem['generation_id']}) of "
+        "sheet survey-lines only in part; lines without a row: 2, 3"
+    ) in " ".join(result.output.split())
+    assert (
+        f"{path}:{first + 3}: the text differs from line 3 of poem {poem['item']} "
+        f"({poem['generation_id']})"
+    ) in " ".join(result.output.split())

@@ -182,3 +182,73 @@ def test_survey_import_folds_only_case_spaces_and_accent_forms(tmp_path: Path) -
     status, output = imported("accents.csv", [decomposed])
     assert status != 0
     assert f"only in case or spaces: {decomposed!r} (the survey's {composed!r})" in output
+
+
+def test_survey_import_refuses_one_rater_spelled_two_ways_in_the_file(tmp_path: Path) -> None:
+    """`Ann` on some rows and `ann` on others of one file (a survey started by the import, or
+    ids the survey lacks) were two raters: one expert's two ratings of a poem agreed with each
+    other in the experts' agreement. Raters the survey has under both spellings stay apart."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    poem = _a_poem(run)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
+                     f"ann ,{poem},theme,4\n", encoding="utf-8")  # fmt: skip
+    command = ["survey", "import", str(mixed), "--run", str(run), "--survey", "paper"]
+    result = runner.invoke(app, command, env=WIDE)
+    assert result.exit_code != 0
+    assert (
+        f"{mixed}: rater ids differ from each other only in case or spaces: 'Ann' (first on line "
+        "2) and 'ann' (first on line 4); ids are exact"
+    ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    both = tmp_path / "both.csv"
+    both.write_text(
+        f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
+    )
+    result = runner.invoke(app, ["survey", "import", str(both), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_imported(
+    tmp_path: Path,
+) -> None:
+    """A wide file naming two items as the tables do (`Emotion`, `Devices`) and a comment
+    capitalised imported the other 8 items and dropped those columns without a word ("imported
+    8 answers"); `analyze --experts` computed agreement without them. Now nothing is stored and
+    the error names each column to rename."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    header = ("rater,poem,form,theme,vocabulary,creativity,idiosyncrasy,Emotion,imagery,Devices,"
+              "overall_quality,human_authorship,Comment_overall_quality,notes")  # fmt: skip
+    wide = tmp_path / "wide.csv"
+    wide.write_text(f"{header}\nR1,{_a_poem(run)},4,3,3,4,2,5,NA,4,4,5,fine,n\n", encoding="utf-8")
+    for command in (["survey", "import", str(wide), "--run", str(run)],
+                    ["analyze", "--run", str(run), "--experts", str(wide)]):  # fmt: skip
+        result = runner.invoke(app, command, env=WIDE)
+        assert result.exit_code != 0, result.output
+        assert (
+            f"{wide}: 3 columns name an item or comment spelled otherwise and would be left out: "
+            "rename 'Emotion' to 'emotional_resonance', 'Devices' to 'literary_devices', "
+            "'Comment_overall_quality' to 'comment_overall_quality' in the header line (column "
+            "names are exact, lower case: docs/survey.md)"
+        ) in " ".join(result.output.split())
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM survey_answers")[0][0] == 0
+    text = wide.read_text(encoding="utf-8")
+    for found, wanted in (("Emotion", "emotional_resonance"), ("Devices", "literary_devices"),
+                          ("Comment", "comment")):  # fmt: skip
+        text = text.replace(found, wanted)
+    wide.write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["survey", "import", str(wide), "--run", str(run)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("imported 11 answers (11 new, 0 replaced) by 1 rater")
+    # A long file's comment column spelled otherwise: the comments were dropped.
+    long = tmp_path / "long.csv"
+    long.write_text(f"poem,rater,item,score,Comment\n{_a_poem(run)},R2,overall_quality,4,good\n")
+    result = runner.invoke(app, ["survey", "import", str(long), "--run", str(run)], env=WIDE)
+    assert result.exit_code != 0, result.output
+    assert "1 column names an item or comment spelled otherwise and would be left out: rename " \
+        "'Comment' to 'comment' in the header line" in " ".join(result.output.split())  # fmt: skip

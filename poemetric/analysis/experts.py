@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from poemetric.analysis.expert_columns import item_renames, misnamed_items_message
 from poemetric.analysis.expert_poems import PoemResolver, ok_generations
 from poemetric.data.io import DatasetError, RawRecord, RawTable
 from poemetric.questionnaire import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
@@ -132,12 +133,15 @@ def read_expert_answers(
             + ")"
         )
     renames = header_renames(table.columns, EXPERT_SPELLINGS) if table.header_read else {}
+    found = table.columns if table.header_read else sorted(header)
+    items = {} if exported else item_renames(found, long_format)
     if missing:
-        found = table.columns if table.header_read else sorted(header)
         raise ExpertRatingsError(
             f"{path}: missing {plural(len(missing), 'column')}: {', '.join(missing)}; found "
-            f"{', '.join(found) or 'none'}{rename_hint(renames, 'docs/survey.md')}"
+            f"{', '.join(found) or 'none'}{rename_hint(renames | items, 'docs/survey.md')}"
         )
+    if items:  # other columns are ignored: these would be lost
+        raise ExpertRatingsError(misnamed_items_message(path, items))
     problems = LinedProblems(table.issues)
     answers: list[ExpertAnswer] = []
     seen: dict[tuple[str, ...], int] = {}

@@ -89,19 +89,20 @@ def _normal(text: str) -> str:
 
 
 def _check_row(
-    values: dict[str, Any], item: LineItem, location: str
+    values: dict[str, Any], item: LineItem, location: str, poem: str
 ) -> tuple[int, float, float | None] | str:
-    """(line number, fluency, coherence) of a graded row, or the problem."""
+    """(line number, fluency, coherence) of a graded row, or the problem; `poem`: the poem as
+    the file names it (`_as_named`)."""
     try:
         number = int(str(values.get("line", "")).strip())
     except ValueError:
         return f"{location}: line {values.get('line')!r} is not a line number"
     if not 1 <= number <= len(item.lines):
-        return f"{location}: poem {item.item} has lines 1-{len(item.lines)}, not {number}"
+        return f"{location}: poem {poem} has lines 1-{len(item.lines)}, not {number}"
     text = values.get("text")
     if text is not None and _normal(_unguarded(str(text))) != _normal(item.lines[number - 1]):
         return (
-            f"{location}: the text differs from line {number} of poem {item.item} "
+            f"{location}: the text differs from line {number} of poem {poem} "
             f"({item.lines[number - 1]!r}); was a row moved or edited?"
         )
     try:
@@ -171,6 +172,7 @@ def read_line_annotations(
     report = LineImportReport()
     seen: dict[tuple[str, str, str, int], str] = {}
     graded: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    first_row: dict[tuple[str, str, str], str] = {}  # `FILE:LINE: ann graded poem 1 (CODE)`
     named: set[Path] = set()
     for path in map(Path, paths):
         if path.resolve() in named:  # each of its rows was "already at" itself, 30 lines shown
@@ -222,7 +224,7 @@ def read_line_annotations(
                 problems.append(f"{location}: poem {poem!r} is not on sheet {task.sheet_id}")
                 continue
             generation_id = item.generation_id
-            checked = _check_row(values, item, location)
+            checked = _check_row(values, item, location, _as_named(values, poem))
             if isinstance(checked, str):
                 problems.append(checked)
                 continue
@@ -230,10 +232,13 @@ def read_line_annotations(
             key = (task.sheet_id, annotator, generation_id, number)
             if key in seen:
                 problems.append(f"{location}: {annotator} graded line {number} of poem "
-                                f"{item.item} already at {seen[key]}")  # fmt: skip
+                                f"{_as_named(values, poem)} already at {seen[key]}")  # fmt: skip
                 continue
             seen[key] = location
-            graded[(task.sheet_id, annotator, generation_id)].add(number)
+            graded[key[:3]].add(number)
+            first_row.setdefault(
+                key[:3], f"{location}: {annotator} graded poem {_as_named(values, poem)}"
+            )
             rows.append(LineGrade(task.sheet_id, annotator, generation_id, number, fluency,
                                   coherence, location))  # fmt: skip
         if not filled:
@@ -243,8 +248,8 @@ def read_line_annotations(
         missing = sorted(set(range(1, len(item.lines) + 1)) - numbers)
         if missing:
             problems.append(
-                f"sheet {sheet_id}: {annotator} graded poem {item.item} only in part; "
-                f"lines without a row: {', '.join(map(str, missing))}"
+                f"{first_row[(sheet_id, annotator, generation_id)]} of sheet {sheet_id} only in "
+                f"part; lines without a row: {', '.join(map(str, missing))}"
             )
     if problems:
         raise LineImportError(problems)
@@ -252,6 +257,13 @@ def read_line_annotations(
     report.annotators = {row.annotator for row in rows}
     report.poems = {row.generation_id for row in rows}
     return rows, report
+
+
+def _as_named(values: dict[str, Any], poem: str) -> str:
+    """A poem as the file names it: its `item` number there and its code. A line survey's
+    sheets number each rater's poems in the rater's own order, not as the survey does."""
+    number = str(values.get("item") or "").strip()
+    return f"{number} ({poem})" if number else poem
 
 
 def import_line_annotations(store: RunStore, paths: Sequence[str | Path]) -> LineImportReport:

@@ -103,7 +103,12 @@ def import_(
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
     from poemetric.survey.db import NoAnswersError, import_answers, survey_ids, unassigned
-    from poemetric.survey.rater_ids import near_rater_ids, near_rater_message
+    from poemetric.survey.rater_ids import (
+        near_rater_ids,
+        near_rater_message,
+        spelled_apart,
+        spelled_apart_message,
+    )
     from poemetric.survey.tasks import long_comments
 
     existing_file(ratings_file, "ratings file")
@@ -127,6 +132,11 @@ def import_(
                 file_warnings(read_as)
             if near := near_rater_ids(store, survey, {a.expert for a in answers}):
                 raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
+            first_lines: dict[str, int] = {}
+            for answer in answers:
+                first_lines.setdefault(answer.expert, answer.line)
+            if apart := spelled_apart(store, survey, first_lines):
+                raise ExpertRatingsError(spelled_apart_message(ratings_file, apart))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(
                     problem_report("comments too long, nothing imported", long)

@@ -50,3 +50,39 @@ def near_rater_message(path: object, survey_id: str, near: dict[str, str]) -> st
         "count twice in the agreement. Write the survey's ids in the rater column and import "
         "again; nothing imported"
     )
+
+
+def spelled_apart(
+    store: RunStore, survey_id: str, first_lines: dict[str, int]
+) -> list[list[tuple[str, int]]]:
+    """Groups of a file's rater ids (each with the line of its first row) that differ from each
+    other only in case or spaces, unless the survey has every one of them as a rater: one expert
+    written two ways (`Ann`, `ann`) was two raters, whose ratings of one poem agreed with each
+    other in the agreement."""
+    known = {
+        str(row[0])
+        for row in store.query(
+            "SELECT rater_id FROM survey_raters WHERE survey_id = ?", [survey_id]
+        )
+    }
+    groups: dict[str, list[tuple[str, int]]] = {}
+    for rater, line in sorted(first_lines.items(), key=lambda pair: (pair[1], pair[0])):
+        groups.setdefault(_folded(rater), []).append((rater, line))
+    return [
+        group
+        for group in groups.values()
+        if len(group) > 1 and not all(rater in known for rater, _ in group)
+    ]
+
+
+def spelled_apart_message(path: object, groups: list[list[tuple[str, int]]]) -> str:
+    spellings = "; ".join(
+        " and ".join(f"{rater!r} (first on line {line})" for rater, line in group)
+        for group in groups
+    )
+    return (
+        f"{path}: rater ids differ from each other only in case or spaces: {spellings}; ids are "
+        "exact, so one expert's answers would be several raters, whose ratings of the same poem "
+        "agree with each other in the agreement. Write each rater's id the same way on every "
+        "row and import again; nothing imported"
+    )
