@@ -126,6 +126,26 @@ def test_a_stage_whose_reader_leaves_mid_run_stores_every_answer(
     assert status == (0 if progress == "--progress" else 141)
 
 
+def test_a_usage_error_to_a_closed_stderr_alone_keeps_its_status(tmp_path: Path) -> None:
+    """`poemetric generate --bogus 2> >(head -0)`: stdout was fine, yet the usage error that
+    could not be written made the status 141, not Click's 2 (a script's `$? -eq 2` check)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "poemetric", "generate", "--bogus"],
+            stdout=subprocess.PIPE,
+            stderr=write_end,
+            text=True,
+            cwd=tmp_path,
+            env=_env(),
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stdout) == (2, "")
+
+
 def test_a_broken_pipe_elsewhere_is_not_taken_for_a_closed_output() -> None:
     """An EPIPE of a connection to a server, while stdout and stderr are fine, is a failure to
     report (a traceback), not a quiet end: Click took every EPIPE for its stdout's."""

@@ -50,3 +50,25 @@ def test_judge_notes_are_said_only_when_a_judge_figure_was_drawn(tmp_path: Path)
     recipe.write_text("figures:\n  - name: ranking\n    kind: ranking\n", encoding="utf-8")
     scores = _figures(run, tmp_path / "scores", str(recipe))
     assert "generations were not judged by judge-x" in scores, scores
+
+
+def test_a_model_file_now_naming_another_model_is_noted(tmp_path: Path) -> None:
+    """A model file pointed at another model and run again with every answer stored: the
+    figures label its poems with the new model's name, and `analyze` and `report` said whose
+    they are while `figures` said nothing."""
+    from test_runner_support import FAST, prepared_store, scripted_spec, use_scripted
+
+    from poemetric.generation.stage import run_generation
+
+    use_scripted()
+    with prepared_store(tmp_path / "run", poems=2) as store:
+        run_generation(store, [scripted_spec(model="scripted-1")], options=FAST)
+        run_generation(store, [scripted_spec(model="scripted-2")], options=FAST)  # asks nothing
+    recipe = tmp_path / "lexical.yaml"
+    recipe.write_text("figures:\n  - name: lexical\n    kind: lexical\n", encoding="utf-8")
+    said = _figures(tmp_path / "run", tmp_path / "figures", str(recipe))
+    assert (
+        "note generate: scripted-model is labelled as its file names it now (model "
+        "'scripted-2'), but of its 2 stored answers 2 under model 'scripted-1' were made while "
+        "its file named that model"
+    ) in said, said

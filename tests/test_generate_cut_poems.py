@@ -204,3 +204,40 @@ def test_a_judge_run_in_its_own_process_is_told_of_its_cut_answers_once(tmp_path
         "is not re-asked: raise settings.max_tokens in its judge file, and the next "
         "`poemetric judge` asks again."
     ]
+
+
+def test_poems_the_demo_capped_are_not_blamed_on_the_model_file(tmp_path: Path) -> None:
+    """`demo --local` asks SmolLM2 with max_tokens 160 whatever its file says; the run's note on
+    cut poems (NOTES.txt, the report) advised raising the model file's max_tokens, which the
+    demo does not read. The run records the demo's cap, and the note names it; another model's
+    cut poems keep the advice on its file."""
+    from test_runner_support import use_scripted
+
+    from poemetric.analysis.data import load_run_data
+    from poemetric.providers.base import TokenUsage
+    from poemetric.store.cut_poems import record_demo_cap
+
+    use_scripted(
+        lambda request, number: Completion(
+            text=POEM, usage=TokenUsage(input_tokens=9, output_tokens=160), finish_reason="length"
+        )
+    )
+    store = prepared_store(tmp_path, poems=1)
+    record_demo_cap(store, "capped", 160, 256)
+    capped = scripted_spec(name="capped", settings={"max_tokens": 160})
+    run_generation(store, [capped], options=FAST)
+    (note,) = [n for n in load_run_data(store).notes if "cut at the token limit" in n]
+    assert note.endswith(
+        "weighs on its model's scores; `demo --local` caps capped at max_tokens 160 to stay "
+        "short; its model file's max_tokens 256 applies to `poemetric generate --models "
+        "capped` in a run of your own"
+    ), note
+    run_generation(store, [scripted_spec(name="own", settings={"max_tokens": 64})], options=FAST)
+    (note,) = [n for n in load_run_data(store).notes if "cut at the token limit" in n]
+    assert note.endswith(
+        "weighs on its model's scores; raise settings.max_tokens in the model file of own and "
+        "generate into a new --run; `demo --local` caps capped at max_tokens 160 to stay short; "
+        "its model file's max_tokens 256 applies to `poemetric generate --models capped` in a "
+        "run of your own"
+    ), note
+    store.close()

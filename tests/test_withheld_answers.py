@@ -28,7 +28,13 @@ from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
 from poemetric.runner.stage_problems import render_problems
 from poemetric.store import RunStore
-from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, Reply
+from poemetric.testing.servers import (
+    ChatCall,
+    GeminiServer,
+    OpenAIServer,
+    Reply,
+    ResponderError,
+)
 
 POEM = "Lines that return\nand return again"
 
@@ -137,7 +143,11 @@ def test_a_gemini_prompt_blocked_for_safety_is_an_error_the_next_run_asks_again(
     assert blocked["error"] == "google: prompt blocked (block reason SAFETY)"
     assert len(rows) == 3
     assert asked == 3  # not retried within the run: the same prompt is blocked the same way
-    assert "1 job ended in error" in said and "retried by the next run" in said
+    assert (
+        "1 job failed with an error that sending again does not change (e.g. an HTTP 400 bad "
+        "request, a refused setting); it is stored with its error, and the next run sends it "
+        "again as it is"
+    ) in said, said
     assert "ended by the provider" not in said
 
 
@@ -202,3 +212,38 @@ def test_the_analysis_counts_the_answers_the_provider_ended(
     notes = " ".join((run / "analysis" / "NOTES.txt").read_text(encoding="utf-8").split())
     assert note in notes, notes
     assert note in " ".join(analyzed.output.split())
+
+
+def test_errors_the_next_run_sends_again_are_said_by_kind(tmp_path: Path) -> None:
+    """An HTTP 400 and a 503 still failing after the retries were both "ended in error; ...
+    retried by the next run", as if the next run could change the 400's answer: the next run
+    sends each again, and the 400 fails again as it is until its cause is changed."""
+    asked: list[str] = []
+
+    def respond(call: ChatCall) -> str:
+        asked.append(call.prompt)
+        first, *others = dict.fromkeys(asked)
+        if call.prompt == first:
+            raise ResponderError(400, "unsupported parameter")
+        if others and call.prompt == others[0]:
+            raise ResponderError(503, "overloaded")
+        return POEM
+
+    with OpenAIServer(respond, api_key=TEST_KEY) as server:
+        rows, said = generate(tmp_path, spec("openai-compatible", server.base_url))
+    assert sorted(str(row["error"]) for row in rows) == [
+        "None",
+        "openai-compatible: HTTP 400: unsupported parameter",
+        "openai-compatible: HTTP 503: overloaded",
+    ]
+    said = " ".join(said.split())
+    assert (
+        "1 job failed with an error that sending again does not change (e.g. an HTTP 400 bad "
+        "request, a refused setting); it is stored with its error, and the next run sends it "
+        "again as it is: change what the error names (the model file, its settings) first."
+    ) in said, said
+    assert (
+        "1 job still failed after its retries (a timeout, rate limit or server error); it is "
+        "stored with its error and sent again by the next run."
+    ) in said, said
+    assert "retried by the next run" not in said

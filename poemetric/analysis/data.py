@@ -13,7 +13,7 @@ from poemetric.analysis.generation_notes import (
     failed_generations_note,
     withheld_note,
 )
-from poemetric.analysis.judge_configs import mixed_judge_notes
+from poemetric.analysis.judge_configs import mixed_judges
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_clause, judges_of, judgment_errors, pending_note
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS
@@ -21,6 +21,7 @@ from poemetric.screening import is_poem
 from poemetric.store import HUMAN_AUTHOR as HUMAN_AUTHOR
 from poemetric.store import RunStore
 from poemetric.store.cut_poems import cut_poems
+from poemetric.store.models import JUDGE_STAGE, other_model_notes
 from poemetric.store.withheld import withheld_answers
 from poemetric.suggest import did_you_mean, name_hint
 from poemetric.text.ordering import author_order as author_order
@@ -86,6 +87,9 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         notes.append(cut_poems_note(cut))
     if withheld := withheld_answers(store):
         notes.append(withheld_note(withheld))
+    # Labels name the file's model, answers may not: said here, so every reader of the run's
+    # data (`analyze`, `report`, `figures`) says it.
+    notes += other_model_notes(store, stages=("generate",))
     form_checks = pd.read_sql_query(
         """
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
@@ -130,7 +134,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
             f"{_not_poems_by_author(store, judges)}; see the `judges` table"
         )
-    notes += mixed_judge_notes(store, judges)
+    mixed = mixed_judges(store, judges)
+    notes += mixed.notes
+    # A judge whose judgments came from several models has its note already: one note, not two.
+    notes += other_model_notes(store, mixed.several_models, judges, stages=(JUDGE_STAGE,))
     judge_notes += notes[first_judge_note:]
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")

@@ -3,6 +3,7 @@ or hold no poem, those cut at the token limit, those the provider ended."""
 
 from __future__ import annotations
 
+from poemetric.hints import program
 from poemetric.store import RunStore
 from poemetric.store.cut_poems import CutPoems
 from poemetric.store.withheld import WithheldAnswers
@@ -36,13 +37,30 @@ def failed_generations_note(store: RunStore) -> str | None:
 def cut_poems_note(cut: list[CutPoems]) -> str:
     """The run-data note on the generated poems that were cut at the token limit."""
     total = sum(entry.cut for entry in cut)
-    files = "the model file" if len(cut) == 1 else "the models' files"
+    own = [entry for entry in cut if not entry.demo_capped]
+    advice = [_demo_cap_advice(entry) for entry in cut if entry.demo_capped]
+    if own:
+        files = "the model file" if len(own) == 1 else "the models' files"
+        of = f" of {', '.join(entry.author for entry in own)}" if advice else ""
+        advice.insert(0, f"raise settings.max_tokens in {files}{of} and generate into a new --run")
     return (
         f"{counted(total, 'generated poem')} {plural(total, 'was', 'were')} cut at the token "
         f"limit ({'; '.join(entry.listed() for entry in cut)}) and "
         f"{plural(total, 'is', 'are')} scored as written: the form check and the judges see "
-        "an unfinished poem, which weighs on its model's scores; raise settings.max_tokens in "
-        f"{files} and generate into a new --run"
+        f"an unfinished poem, which weighs on its model's scores; {'; '.join(advice)}"
+    )
+
+
+def _demo_cap_advice(entry: CutPoems) -> str:
+    """What to do of a model's poems that `demo --local` capped (not its model file)."""
+    own = (
+        f"its model file's max_tokens {entry.file_max_tokens:,}"
+        if entry.file_max_tokens
+        else "its model file's limit"
+    )
+    return (
+        f"`demo --local` caps {entry.author} at {entry.limits()} to stay short; {own} applies "
+        f"to `{program()} generate --models {entry.author}` in a run of your own"
     )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from poemetric.judge.pending import judge_clause
@@ -25,11 +26,24 @@ from poemetric.text.plural import counted
 Configuration = tuple[str | None, tuple[tuple[str, str], ...]]
 
 
-def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> list[str]:
-    """A note for each judge (of `judges`, default all) whose usable judgments came from more
-    than one model or settings, naming what differs and how many judgments each had."""
+@dataclass(frozen=True)
+class MixedJudges:
+    """What the judgments' configurations say of the judges, read in one query."""
+
+    #: A note for each judge whose usable judgments came from more than one model or settings,
+    #: naming what differs and how many judgments each had.
+    notes: list[str]
+    #: The judges whose usable judgments name more than one model that answered: `notes` names
+    #: those models and counts, so the run's note on a model file now naming another model
+    #: (`poemetric.store.models.other_model_notes`) would say it twice.
+    several_models: set[str]
+
+
+def mixed_judges(store: RunStore, judges: Sequence[str] | None = None) -> MixedJudges:
+    """The notes and judges of several models (of `judges`, default all): see `MixedJudges`."""
     notes = []
-    for judge, counts in sorted(_configurations(store, judges).items()):
+    configurations = _configurations(store, judges)
+    for judge, counts in sorted(configurations.items()):
         if len(counts) < 2:
             continue
         listed = "; ".join(
@@ -43,19 +57,17 @@ def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> l
             "judge in a new --run; to compare them, give each its own judge file name (a copy "
             "of the file)"
         )
-    return notes
-
-
-def judges_of_several_models(store: RunStore, judges: Sequence[str] | None = None) -> set[str]:
-    """The judges (of `judges`, default all) whose usable judgments name more than one model
-    that answered: `mixed_judge_notes` names those models and counts, so the run's note on a
-    model file now naming another model (`poemetric.store.models.other_model_notes`) would say
-    it twice."""
-    return {
+    several = {
         judge
-        for judge, counts in _configurations(store, judges).items()
+        for judge, counts in configurations.items()
         if len({model for model, _ in counts if model}) > 1
     }
+    return MixedJudges(notes, several)
+
+
+def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> list[str]:
+    """`MixedJudges.notes` of the judges `judges` (default all)."""
+    return mixed_judges(store, judges).notes
 
 
 def _configurations(

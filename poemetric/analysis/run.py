@@ -33,7 +33,6 @@ from poemetric.analysis.experts import (
 from poemetric.analysis.features import lexical_summary, poem_features
 from poemetric.analysis.form_threshold import pass_rule
 from poemetric.analysis.imagery import imagery_counts
-from poemetric.analysis.judge_configs import judges_of_several_models
 from poemetric.analysis.judges import judge_report, recognition_notes, recognition_table
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
@@ -69,7 +68,6 @@ from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.paths import replaced_when_done
 from poemetric.stats import CIMethod
 from poemetric.store import RunStore
-from poemetric.store.models import other_model_notes
 from poemetric.tables.latex import latex_preview
 from poemetric.tables.write import presentable, remove_table_files, write_table
 from poemetric.text.plural import counted, plural
@@ -161,11 +159,6 @@ def analyze_run(
     one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge) if data is None else data
     result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
-    # Labels name the file's model, answers may not; a judge whose judgments came from several
-    # models has its note already (`mixed_judge_notes`, among the data's notes): one note, not two.
-    result.notes += other_model_notes(
-        store, judges_of_several_models(store, data.judges), data.chosen_judges
-    )
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result

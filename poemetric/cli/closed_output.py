@@ -11,7 +11,8 @@ coreutils stopped by a closed pipe, which `set -o pipefail` scripts know, and no
 
 A background thread that writes progress lines (`poemetric.progress_lines`) only stops writing:
 a stage whose log reader went away goes on calling models and storing every answer, and ends
-with its own status.
+with its own status. So does a command whose stderr alone lost its reader (stdout still read): a
+usage error keeps Click's status 2.
 """
 
 from __future__ import annotations
@@ -97,6 +98,19 @@ def output_closed(error: BaseException) -> OutputClosed | None:
     return OutputClosed()
 
 
+def _output_cut(written: IO[Any]) -> bool:
+    """Whether a closed pipe at `written` (a console's file, already silenced) cuts the
+    command's output: it is not stderr, or stdout is a closed pipe too (`2>&1 | head`). A usage
+    error or a warning to a stderr whose reader went away changed a command's own status (2, 0)
+    into `EXIT_STATUS`, although what it writes on stdout still reached its reader."""
+    try:
+        if written.fileno() != sys.__stderr__.fileno():  # type: ignore[union-attr]
+            return True
+        return closed_pipe(sys.__stdout__.fileno())  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):  # no descriptor (a test's capture)
+        return True
+
+
 def _standard_streams() -> list[IO[Any]]:
     found = []
     for stream in (sys.stdout, sys.stderr):
@@ -124,6 +138,8 @@ def _patch(console_class: type[Console]) -> None:
     def on_broken_pipe(self: Console) -> None:
         self.quiet = True  # this console writes nothing more
         silence(self.file)
+        if not _output_cut(self.file):
+            return  # stderr's reader alone went away: the command ends with its own status
         if threading.current_thread() is threading.main_thread():
             raise OutputClosed()
         raise SystemExit  # a thread that ends so prints nothing

@@ -233,6 +233,7 @@ def demo(
         select_models,
     )
     from poemetric.runner.runner import RunnerOptions
+    from poemetric.store.cut_poems import record_demo_cap
 
     judge_model: ModelSpec | None = None
     try:  # a broken file of a model the demo uses: one error, before any run exists
@@ -288,6 +289,7 @@ def demo(
                 local_options = dataclasses.replace(
                     options, limit=min(limit or local_poems, local_poems), samples=1
                 )
+                record_demo_cap(store, spec.name, DEMO_LOCAL_MAX_TOKENS, own_limit)
                 local_report = run_generation(store, [spec], options=local_options)
                 incomplete += [local_report] if local_report.incomplete else []
                 console.print(f"   generate {local_report.summary_line()}")

@@ -61,7 +61,9 @@ def download_failed(
         )
         run.report.abandoned += len(jobs)
         run.report.abandoned_batches.append(batch_id)
-    described = ProviderError(note, retryable=error.retryable, status=error.status)
+    # Retryable: the next run downloads the batch or submits the job again (`batched` errors,
+    # said apart from the calls that fail again as they are).
+    described = ProviderError(note, retryable=True, status=error.status)
     for job in jobs:  # logged like any other outcome of a job sent in the batch
         log_attempt(run, job, 1, "error", error=described)
         record_failure(run, job, described, batch_id=batch_id)

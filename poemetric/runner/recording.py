@@ -195,6 +195,8 @@ def record_failure(
         if job.turn > 0:  # a re-ask that was sent, and failed
             run.report.reasked += 1
     run.report.note_error(message)
+    if not error.retryable:
+        run.report.not_retryable += 1
     run.advance()
 
 

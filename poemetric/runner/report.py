@@ -90,6 +90,11 @@ class ModelReport:
     #: run submits them again (and pays for them again).
     abandoned: int = 0
     abandoned_batches: list[str] = field(default_factory=list)
+    #: Of `errors`, calls that failed with an error that sending again does not change (not
+    #: retryable: an HTTP 400 or another 4xx, a blocked prompt, a setting the provider refuses,
+    #: an adapter's bug): the next run sends them again as they are, and they fail again until
+    #: what the error names is changed. The other call errors failed after their retries.
+    not_retryable: int = 0
     #: Inputs the stage did not send at all (e.g. a judge is not asked about an empty answer).
     not_sent: int = 0
     #: Calls sent again after a 429 (rate limited), and after another retryable failure (5xx,

@@ -94,11 +94,23 @@ def render_problems(report: StageReport, console: Console) -> None:
     if not report.dry_run and report.errors:
         unparsable = int(report.total("unparsable"))
         batched = int(report.total("download_failed") + report.total("abandoned"))
-        if (ended := report.errors - unparsable - batched) > 0:
+        ended = report.errors - unparsable - batched
+        if (for_good := min(ended, int(report.total("not_retryable")))) > 0:
             console.print(
-                f"[yellow]{counted(ended, 'job')} ended in error; "
-                f"{plural(ended, 'it is', 'they are')} stored with "
-                f"{plural(ended, 'its', 'their')} error and retried by the next run.[/yellow]"
+                f"[yellow]{counted(for_good, 'job')} failed with an error that sending again "
+                "does not change (e.g. an HTTP 400 bad request, a refused setting); "
+                f"{plural(for_good, 'it is', 'they are')} stored with "
+                f"{plural(for_good, 'its', 'their')} error, and the next run sends "
+                f"{plural(for_good, 'it', 'them')} again as {plural(for_good, 'it is', 'they are')}"
+                ": change what the error names (the model file, its settings) first.[/yellow]"
+            )
+        if (transient := ended - for_good) > 0:
+            console.print(
+                f"[yellow]{counted(transient, 'job')} still failed after "
+                f"{plural(transient, 'its', 'their')} retries (a timeout, rate limit or "
+                f"server error); {plural(transient, 'it is', 'they are')} stored with "
+                f"{plural(transient, 'its', 'their')} error and sent again by the next "
+                "run.[/yellow]"
             )
         render_batch_problems(report, console)
         if unparsable:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from poemetric.providers.finish_reasons import stopped_at_token_limit
 from poemetric.store import HUMAN_AUTHOR
@@ -28,6 +28,10 @@ class CutPoems:
     cut: int
     held: int
     max_tokens: tuple[int | None, ...]
+    #: Every cut poem was capped by `demo --local` (`record_demo_cap`), not by the model file,
+    #: whose own max_tokens (None: not set) applies outside the demo.
+    demo_capped: bool = False
+    file_max_tokens: int | None = None
 
     def counted(self, where: str = "") -> str:
         """`6 of 6 poems{where} were cut at the token limit (max_tokens 256)`."""
@@ -67,10 +71,29 @@ def cut_poems(store: RunStore, authors: Sequence[str] | None = None) -> list[Cut
         if stopped_at_token_limit(row["finish_reason"]):
             cut[author] = cut.get(author, 0) + 1
             limits.setdefault(author, set()).add(_max_tokens(row["settings"]))
-    return [
-        CutPoems(author, cut[author], held[author], _ordered(limits[author]))
-        for author in sorted(cut)
-    ]
+    caps = store.get_meta(DEMO_CAPS_META_KEY, {}) or {}
+    found = []
+    for author in sorted(cut):
+        cap = caps.get(author)
+        capped = isinstance(cap, dict) and limits[author] == {cap.get("max_tokens")}
+        own = cap.get("file_max_tokens") if isinstance(cap, dict) and capped else None
+        own = own if isinstance(own, int) else None
+        entry = CutPoems(author, cut[author], held[author], _ordered(limits[author]))
+        found.append(replace(entry, demo_capped=capped, file_max_tokens=own))
+    return found
+
+
+#: Meta key: model -> the max_tokens `demo --local` capped its answers at, and its model
+#: file's own (`record_demo_cap`).
+DEMO_CAPS_META_KEY = "demo_token_caps"
+
+
+def record_demo_cap(store: RunStore, model: str, cap: int, file_max_tokens: int | None) -> None:
+    """Keep that `demo --local` asks `model` with max_tokens `cap` instead of its file's
+    `file_max_tokens`: the run's note on cut poems then names the demo's cap, not the file's
+    (raising the file's does nothing to a demo)."""
+    record = {"max_tokens": cap, "file_max_tokens": file_max_tokens}
+    store.update_meta(DEMO_CAPS_META_KEY, lambda held: {**(held or {}), model: record})
 
 
 def _max_tokens(settings: str | None) -> int | None:

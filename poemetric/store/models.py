@@ -9,7 +9,7 @@ a model file is renamed, edited or deleted. A judge's record also keeps its `rea
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from poemetric.store.db import RunStore
@@ -124,7 +124,10 @@ def answered_by(store: RunStore, stage: str, name: str) -> dict[str, int]:
 
 
 def other_model_notes(
-    store: RunStore, judges_named: Collection[str] = (), judges: Collection[str] | None = None
+    store: RunStore,
+    judges_named: Collection[str] = (),
+    judges: Collection[str] | None = None,
+    stages: Sequence[str] = ("generate", JUDGE_STAGE),
 ) -> list[str]:
     """One line for each generator or judge some of whose stored answers were made while its
     file named another model id (a `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL
@@ -132,10 +135,11 @@ def other_model_notes(
     the new id): tables, figures and the report label every answer of a name as its file names
     it now, so the line says whose they are (`answers_before`, kept by `record_models`).
     `judges_named`: judges whose models the caller names already, with their judgments' counts
-    (`analyze`: `poemetric.analysis.judge_configs.mixed_judge_notes`), given no line here;
-    `judges`: the judges analysed (`--judge`), None for every judge of the run."""
+    (`poemetric.analysis.judge_configs.MixedJudges.several_models`), given no line here;
+    `judges`: the judges analysed (`--judge`), None for every judge of the run; `stages`: the
+    stages whose models are said (the run's data keeps the judge stage's among its judge notes)."""
     notes = []
-    for stage in ("generate", JUDGE_STAGE):
+    for stage in stages:
         for name, record in sorted(recorded_models(store).get(stage, {}).items()):
             if not isinstance(record, dict):
                 continue
