@@ -75,10 +75,19 @@ class FigureSpec(BaseModel):
 
     name: str
     kind: str
-    #: Authors shown: model names or a generator group; `--authors` overrides it.
+    #: Authors shown: model names or generator groups, comma-separated or a list, as `forms:`;
+    #: `--authors` overrides it.
     authors: str | None = None
     #: Only the poems of these forms (the prompts' form): `sonnet`, `sonnet, villanelle` or a list.
     forms: str | list[str] | None = None
+
+    @field_validator("authors", mode="before")
+    @classmethod
+    def _author_list(cls, authors: object) -> object:
+        """`[gpt-4o, o1]` as `--authors` writes it: a list was refused as "is not text"."""
+        if isinstance(authors, list) and all(isinstance(a, str) for a in authors):
+            return ",".join(authors)
+        return authors
 
     @field_validator("name")
     @classmethod
