@@ -182,7 +182,7 @@ def test_a_name_that_starts_with_a_bracket_or_a_star_prints_as_written(tmp_path:
     """The `\\\\` ending a row (or the rule above the first) read a leading `[` or `*` of the
     next row as its own argument: `[beta] QwQ` stopped pdflatex ("Missing number, treated as
     zero") and `*star* QwQ` printed as `star* QwQ`."""
-    frame = pd.DataFrame({"author": ["[beta] QwQ", "*star* QwQ", "[rc] GPT"],
+    frame = pd.DataFrame({"author": ["[beta] QwQ", "*star* QwQ", " [rc] GPT"],
                           "n": [3, 4, 5], "mean": [3.5, 2.25, 4.0]})  # fmt: skip
     paths = write_table(frame, tmp_path, "names", caption="Authors")
     latex_preview([paths[1]], tmp_path / "tables.tex")

@@ -136,7 +136,7 @@ def _row_start(row: str) -> str:
     """A row that starts with `[` or `*` behind `{}`: the `\\` ending the row before (or a
     rule) reads them as its own argument, so `[beta] QwQ` stopped pdflatex ("Missing number")
     and `*star* QwQ` printed as `star* QwQ`."""
-    return "{}" + row if row.startswith(("[", "*")) else row
+    return "{}" + row if row.lstrip().startswith(("[", "*")) else row
 
 
 def _float_height_pt(frame: pd.DataFrame, columns: Sequence[str], caption: str, digits: int,
