@@ -328,9 +328,9 @@ def render_figures(
             source = "--authors" if authors is not None else "the recipe's authors:"
             selected_by = f"{source} {selection!r}" if selection else None
             try:
-                shown, notes = select_authors(
-                    selection, present, source=source, labels=labels.authors
-                )
+                shown, notes = select_authors(selection, present, source=source,
+                                              labels=labels.authors,
+                                              leave_out_unknown=authors is None)  # fmt: skip
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]
