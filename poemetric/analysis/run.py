@@ -192,6 +192,7 @@ def analyze_run(
     ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
+    _say_poems_only(result, data.generations, [n for n in ("ghostwriting",) if n in result.tables])
 
     def steps(table: str) -> Advance | None:
         """A step per group with bootstrap CIs (t intervals are instant: no step)."""
@@ -272,8 +273,15 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
     made = [name for name in LEXICAL_TABLES if name in result.tables]
     if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
         result.notes.append(note)
-        left_out = not_poems_by_author(generations)
-        for name in made:
+        _say_poems_only(result, generations, made)
+
+
+def _say_poems_only(result: AnalysisResult, generations: pd.DataFrame, tables: list[str]) -> None:
+    """Add to the captions of `tables` the answers they leave out as not poems, per author by
+    display name, as the tables' rows and the figures' captions name them."""
+    left_out = not_poems_by_author(generations, result.labels.author)
+    if left_out:
+        for name in tables:
             result.captions[name] = (
                 f"{result.caption(name)}; over the poems only, without the answers that are not "
                 f"poems ({left_out})"
