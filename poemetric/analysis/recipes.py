@@ -348,6 +348,11 @@ def render_figures(
                 except FigureSkipped as skipped:
                     report.skipped.append(f"{name}: {skipped}")
                     continue
+                if needs_judge and spec.kind != "case_study":  # an author may be missing
+                    unjudged = context.not_poems_sentence(
+                        ", as the judge stage leaves them unjudged"
+                    )
+                    drawing = replace(drawing, caption=drawing.caption + unjudged)
                 if forms:
                     drawing = replace(drawing, caption=forms_caption(drawing.caption, forms))
                 report.paths += save_figure(drawing, out, name, formats)
