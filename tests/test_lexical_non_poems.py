@@ -118,13 +118,13 @@ def test_the_note_names_only_the_lexical_tables_made(store: RunStore) -> None:
 
 
 def test_the_table_captions_count_them_by_display_name(store: RunStore) -> None:
-    """The ghostwriting table's caption said nothing of the answers it leaves out (its figure's
-    caption and NOTES.txt did), and the lexical tables' captions named their authors by key
-    (`markov 1 of 1`) beside rows that name them by display name (`Markov baseline`)."""
+    """The ghostwriting and judge score tables' captions said nothing of the answers they leave
+    out (NOTES.txt did), and the lexical tables' captions named their authors by key (`markov 1
+    of 1`) beside rows that name them by display name (`Markov baseline`)."""
     store.save_generation({"generation_id": "markov-p1", "prompt_id": "q1", "poem_id": "p1",
                            "author": "markov", "status": "ok", "poem": "Roses are red."})  # fmt: skip
     result = analyze_run(store, n_boot=0)
-    for name in ("ghostwriting", "lexical", "top_words"):
+    for name in ("ghostwriting", "lexical", "top_words", "dimension_scores", "group_scores"):
         assert "(bot 2 of 4, Markov baseline 1 of 1)" in result.caption(name), name
 
 

@@ -217,6 +217,7 @@ def analyze_run(
             data.judgments, method=ci_method, seed=seed, advance=steps("group scores")
         )
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
+        _say_poems_only(result, data.generations, [*SCORE_TABLES])  # the judge scored no other
 
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
@@ -253,6 +254,7 @@ def analyze_run(
 
 #: The tables over the generations that are poems only (`poems_only`).
 LEXICAL_TABLES = ("lexical", "top_words", "imagery", "opening_words", "profile_similarity")
+SCORE_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "dimension_matrix")
 
 
 def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: int) -> None:
