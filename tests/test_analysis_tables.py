@@ -178,6 +178,26 @@ def test_long_titles_wrap_and_latex_specials_print_as_written(tmp_path: Path) ->
     assert "Overfull \\hbox" not in log, [line for line in log.splitlines() if "Overfull" in line]
 
 
+def test_a_name_that_starts_with_a_bracket_or_a_star_prints_as_written(tmp_path: Path) -> None:
+    """The `\\\\` ending a row (or the rule above the first) read a leading `[` or `*` of the
+    next row as its own argument: `[beta] QwQ` stopped pdflatex ("Missing number, treated as
+    zero") and `*star* QwQ` printed as `star* QwQ`."""
+    frame = pd.DataFrame({"author": ["[beta] QwQ", "*star* QwQ", " [rc] GPT"],
+                          "n": [3, 4, 5], "mean": [3.5, 2.25, 4.0]})  # fmt: skip
+    paths = write_table(frame, tmp_path, "names", caption="Authors")
+    latex_preview([paths[1]], tmp_path / "tables.tex")
+    pdflatex(tmp_path)
+    dvi2tty = shutil.which("dvi2tty")  # texlive-binaries, which pdflatex comes in
+    assert dvi2tty is not None
+    subprocess.run(["pdflatex", "-output-format=dvi", "-interaction=nonstopmode", "tables.tex"],
+                   cwd=tmp_path, capture_output=True, timeout=120, check=True)  # fmt: skip
+    printed = subprocess.run([dvi2tty, "-w", "200", "tables.dvi"], cwd=tmp_path,
+                             capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    # dvi2tty prints a space between words as two, and the rule under the last row as "_"
+    words = " ".join(printed.replace("_", " ").split())
+    assert all(name in words for name in ("[beta] QwQ", "*star* QwQ", "[rc] GPT")), printed
+
+
 @pytest.mark.slow
 def test_every_table_compiles_with_only_the_packages_it_names(tables_dir: Path) -> None:
     """An author inputs a table into a paper with the packages its first line names; the

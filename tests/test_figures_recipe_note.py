@@ -62,3 +62,29 @@ def test_the_option_is_named_once(tmp_path: Path) -> None:
     typo = CliRunner().invoke(app, [*command, "humna"], env={"COLUMNS": "400"})
     assert typo.exit_code == 2
     assert typo.stderr.startswith("error: --authors: 'humna' is neither an author of this run")
+
+
+def test_a_recipe_author_the_run_lacks_is_left_out_not_every_author_shown(tmp_path: Path) -> None:
+    """`authors: model-a, modle-b` (a typo, or a model of another run) showed every author of
+    the run, with a note, though the run has model-a; as docs/analysis.md says, every author is
+    shown only where the run has none of them. The name it lacks is noted and left out."""
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.recipes import load_recipe
+    from poemetric.store import RunStore
+
+    run = tmp_path / "run"
+    build_synthetic_run(run, poems_per_form=1, judges=()).close()
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text(
+        "figures:\n  - {name: words, kind: top_words, authors: 'model-a, modle-b'}\n",
+        encoding="utf-8",
+    )
+    with RunStore(run, create=False) as store:
+        report = render_figures(store, tmp_path / "out", formats=("png",),
+                                recipe=load_recipe(recipe))  # fmt: skip
+    assert report.notes == [
+        "words: the recipe's authors: 'modle-b' is neither an author of this run nor a generator "
+        "group (did you mean 'model-b', 'model-a'?): left out"
+    ], report.notes
+    caption = (tmp_path / "out" / "words.caption.txt").read_text(encoding="utf-8")
+    assert "over 2 authors (Human, model-a)" in caption, caption

@@ -115,3 +115,33 @@ def test_the_note_names_only_the_lexical_tables_made(store: RunStore) -> None:
     assert "profile_similarity" not in result.tables
     (note,) = [n for n in result.notes if "not poems" in n and "lexical tables" in n]
     assert "profile_similarity" not in note and "opening_words" in note, note
+
+
+def test_the_table_captions_count_them_by_display_name(store: RunStore) -> None:
+    """The ghostwriting and judge score tables' captions said nothing of the answers they leave
+    out (NOTES.txt did), and the lexical tables' captions named their authors by key (`markov 1
+    of 1`) beside rows that name them by display name (`Markov baseline`)."""
+    store.save_generation({"generation_id": "markov-p1", "prompt_id": "q1", "poem_id": "p1",
+                           "author": "markov", "status": "ok", "poem": "Roses are red."})  # fmt: skip
+    result = analyze_run(store, n_boot=0)
+    for name in ("ghostwriting", "lexical", "top_words", "dimension_scores", "group_scores"):
+        assert "(bot 2 of 4, Markov baseline 1 of 1)" in result.caption(name), name
+
+
+def test_the_judge_figures_say_whose_answers_the_judge_left_unjudged(
+    store: RunStore, tmp_path: Path
+) -> None:
+    """A judge figure (Fig. 9's ranking, the App. H heatmap) said "2 poems per author" without a
+    word of bot's 2 answers that were not poems (a model that refused every prompt was missing
+    from it unsaid), where the lexical figures' captions count them per author."""
+    from poemetric.analysis import render_figures
+    from poemetric.analysis.recipes import FigureSpec, Recipe
+
+    recipe = Recipe(figures=[FigureSpec(name="matrix", kind="heatmap")])
+    report = render_figures(store, tmp_path / "figures", recipe=recipe, formats=("png",))
+    assert [path.name for path in report.paths] == ["matrix.png", "matrix.caption.txt"]
+    caption = (tmp_path / "figures" / "matrix.caption.txt").read_text(encoding="utf-8").strip()
+    assert caption.endswith(
+        " Answers that are not poems (empty, a refusal, a single line, or not in Latin script) "
+        "are left out, as the judge stage leaves them unjudged: bot 2 of 4."
+    ), caption

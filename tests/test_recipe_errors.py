@@ -107,3 +107,23 @@ def test_a_yaml_file_may_share_settings_with_a_merge_key() -> None:
         parse_yaml("f.yaml", "? [1, 2]\n: x\n")
     with pytest.raises(TextFileError, match="duplicate key 'a'"):
         parse_yaml("f.yaml", "x:\n  <<: {a: 1}\n  a: 2\n  a: 3\n")
+
+
+def test_a_recipe_may_list_its_authors_as_it_lists_its_forms(tmp_path: Path) -> None:
+    """`authors: [gpt-4o, o1]` was refused ("figures[0].authors: ['gpt-4o', 'o1'] is not text")
+    where `forms: [sonnet, villanelle]` is read; it now chooses those authors, as
+    `--authors gpt-4o,o1` does."""
+    from poemetric.analysis.selection import select_authors
+
+    recipe = tmp_path / "mine.yaml"
+    recipe.write_text(
+        "figures:\n  - name: a\n    kind: ranking\n    authors: [gpt-4o, o1]\n"
+        "  - name: b\n    kind: ranking\n    authors: [7]\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(RecipeError, match=r":7: figures\[1\]\.authors: \[7\] is not text"):
+        load_recipe(recipe)
+    recipe.write_text(recipe.read_text().split("  - name: b")[0], encoding="utf-8")
+    (spec,) = load_recipe(recipe).figures
+    shown, _ = select_authors(spec.authors, ["human", "o1", "gpt-4o", "qwq-32b"])
+    assert shown == ["human", "gpt-4o", "o1"]

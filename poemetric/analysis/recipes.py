@@ -75,10 +75,19 @@ class FigureSpec(BaseModel):
 
     name: str
     kind: str
-    #: Authors shown: model names or a generator group; `--authors` overrides it.
+    #: Authors shown: model names or generator groups, comma-separated or a list, as `forms:`;
+    #: `--authors` overrides it.
     authors: str | None = None
     #: Only the poems of these forms (the prompts' form): `sonnet`, `sonnet, villanelle` or a list.
     forms: str | list[str] | None = None
+
+    @field_validator("authors", mode="before")
+    @classmethod
+    def _author_list(cls, authors: object) -> object:
+        """`[gpt-4o, o1]` as `--authors` writes it: a list was refused as "is not text"."""
+        if isinstance(authors, list) and all(isinstance(a, str) for a in authors):
+            return ",".join(authors)
+        return authors
 
     @field_validator("name")
     @classmethod
@@ -319,9 +328,9 @@ def render_figures(
             source = "--authors" if authors is not None else "the recipe's authors:"
             selected_by = f"{source} {selection!r}" if selection else None
             try:
-                shown, notes = select_authors(
-                    selection, present, source=source, labels=labels.authors
-                )
+                shown, notes = select_authors(selection, present, source=source,
+                                              labels=labels.authors,
+                                              leave_out_unknown=authors is None)  # fmt: skip
             except AuthorSelectionError as error:
                 shown, notes = select_authors(None, present)
                 notes = [f"{error}; showing every author"]
@@ -339,6 +348,11 @@ def render_figures(
                 except FigureSkipped as skipped:
                     report.skipped.append(f"{name}: {skipped}")
                     continue
+                if needs_judge and spec.kind != "case_study":  # an author may be missing
+                    unjudged = context.not_poems_sentence(
+                        ", as the judge stage leaves them unjudged"
+                    )
+                    drawing = replace(drawing, caption=drawing.caption + unjudged)
                 if forms:
                     drawing = replace(drawing, caption=forms_caption(drawing.caption, forms))
                 report.paths += save_figure(drawing, out, name, formats)

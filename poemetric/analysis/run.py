@@ -185,6 +185,7 @@ def analyze_run(
     ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
+    _say_poems_only(result, data.generations, [n for n in ("ghostwriting",) if n in result.tables])
 
     def steps(table: str) -> Advance | None:
         """A step per group with bootstrap CIs (t intervals are instant: no step)."""
@@ -209,6 +210,7 @@ def analyze_run(
             data.judgments, method=ci_method, seed=seed, advance=steps("group scores")
         )
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
+        _say_poems_only(result, data.generations, [*SCORE_TABLES])  # the judge scored no other
 
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
@@ -245,6 +247,7 @@ def analyze_run(
 
 #: The tables over the generations that are poems only (`poems_only`).
 LEXICAL_TABLES = ("lexical", "top_words", "imagery", "opening_words", "profile_similarity")
+SCORE_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "dimension_matrix")
 
 
 def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: int) -> None:
@@ -265,8 +268,15 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
     made = [name for name in LEXICAL_TABLES if name in result.tables]
     if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
         result.notes.append(note)
-        left_out = not_poems_by_author(generations)
-        for name in made:
+        _say_poems_only(result, generations, made)
+
+
+def _say_poems_only(result: AnalysisResult, generations: pd.DataFrame, tables: list[str]) -> None:
+    """Add to the captions of `tables` the answers they leave out as not poems, per author by
+    display name, as the tables' rows and the figures' captions name them."""
+    left_out = not_poems_by_author(generations, result.labels.author)
+    if left_out:
+        for name in tables:
             result.captions[name] = (
                 f"{result.caption(name)}; over the poems only, without the answers that are not "
                 f"poems ({left_out})"

@@ -44,11 +44,14 @@ def select_authors(
     *,
     source: str = "--authors",
     labels: Mapping[str, str] | None = None,
+    leave_out_unknown: bool = False,
 ) -> tuple[list[str], list[str]]:
     """The authors to show, in the order named (the human poets first, always, when the run has
     them), and notes on group members the run lacks. `None` or '' = every author of the run.
     `source` names where the selection came from in messages (a recipe's `authors:`); `labels`
-    (author -> display name) lets the error name the author whose display name was given."""
+    (author -> display name) lets the error name the author whose display name was given.
+    `leave_out_unknown` (a recipe's `authors:`, written for more than one run): a name that is
+    neither an author of the run nor a group is left out with a note, not an error."""
     authors = author_order(list(present))
     if not selection or not selection.strip():
         return authors, []
@@ -66,10 +69,11 @@ def select_authors(
             chosen += found
         else:
             hint = name_hint(token, [*authors, *groups], labels or {})
-            raise AuthorSelectionError(
-                f"{token!r} is neither an author of this run nor a generator group{hint}; "
-                f"authors: {', '.join(authors)}"
-            )
+            unknown = f"{token!r} is neither an author of this run nor a generator group{hint}"
+            if leave_out_unknown:
+                notes.append(f"{source} {unknown}: left out")
+                continue
+            raise AuthorSelectionError(f"{unknown}; authors: {', '.join(authors)}")
     chosen = list(dict.fromkeys(a for a in chosen if a != HUMAN_AUTHOR))
     if not chosen:
         raise AuthorSelectionError(

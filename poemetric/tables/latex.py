@@ -128,8 +128,15 @@ def _tabular_rows(frame: pd.DataFrame, columns: Sequence[str], digits: int,
             cell = _boxed(_cell(value, place, count), width)
             # In text, "-0.09" prints a hyphen, shorter and higher than a minus.
             cells.append(_NEGATIVE.sub(r"$-$", cell) if number else cell)
-        rows.append(" & ".join(cells) + r" \\")
+        rows.append(_row_start(" & ".join(cells)) + r" \\")
     return rows
+
+
+def _row_start(row: str) -> str:
+    """A row that starts with `[` or `*` behind `{}`: the `\\` ending the row before (or a
+    rule) reads them as its own argument, so `[beta] QwQ` stopped pdflatex ("Missing number")
+    and `*star* QwQ` printed as `star* QwQ`."""
+    return "{}" + row if row.lstrip().startswith(("[", "*")) else row
 
 
 def _float_height_pt(frame: pd.DataFrame, columns: Sequence[str], caption: str, digits: int,
