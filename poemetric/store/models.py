@@ -42,6 +42,15 @@ def model_record(spec: ModelSpec, stage: str | None = None) -> dict[str, Any]:
     return record
 
 
+#: vLLM options that say where a model runs, not what it answers.
+_PLACEMENT = {
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "gpu_memory_utilization",
+    "distributed_executor_backend",
+}
+
+
 def engine_fingerprint(spec: ModelSpec) -> str | None:
     """What else than the model id and settings decides a model's answers, as the response
     cache keys them (`poemetric.runner.jobs.cache_key`): provider options (a Markov order, a
@@ -53,7 +62,9 @@ def engine_fingerprint(spec: ModelSpec) -> str | None:
     if spec.options:
         parts["options"] = spec.options
     if spec.vllm is not None:
-        parts["vllm"] = spec.vllm.model_dump(mode="json")
+        # Where the model runs is left out: one model split over 4 GPUs on one node and 8 on
+        # another (docs/scaling.md) answers alike.
+        parts["vllm"] = spec.vllm.model_dump(mode="json", exclude=_PLACEMENT)
     if spec.structured != "off":
         parts["structured"] = spec.structured
     if not parts:
