@@ -196,6 +196,11 @@ def test_sigterm_stops_after_the_grace_even_when_answers_do_not_come(tmp_path: P
         assert time.monotonic() - began < 10
         assert process.returncode == 143, output
         assert "waiting up to 0.3 s for the 2 in flight" in output
+        assert "nothing is lost" not in output
+        assert (
+            "2 requests still in flight were dropped (the 0.3 s grace ran out; "
+            "POEMETRIC_STOP_GRACE sets a longer one)"
+        ) in output
         responder.release.set()
         with RunStore(run) as store:  # the two abandoned requests are pending, not failed
             assert store.count("generations", "author = 'remote-test'") == 2

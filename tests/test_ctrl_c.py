@@ -50,6 +50,7 @@ def test_the_first_ctrl_c_lets_answers_in_flight_arrive_and_the_resume_pays_for_
     assert status == 130, output
     assert f"{WAITING} 20 s for the 2 in flight to be answered and stored {AGAIN}" in output
     assert "Interrupted." in output and "Interrupted by" not in output
+    assert "nothing is lost" in output and "dropped" not in output  # both answers stored
     assert f"Resume with:\n  poemetric {' '.join(args)}" in output
 
 
@@ -75,6 +76,12 @@ def test_a_second_ctrl_c_stops_at_once_without_waiting_for_the_answers(tmp_path:
             assert process.returncode == 130, output
             assert "waiting up to 120 s for the 2 in flight" in output
             assert "Interrupted." in output and "Traceback" not in output
+            # Their answers are lost, paid or not: the message must not say nothing is.
+            assert "nothing is lost" not in output
+            assert (
+                "2 requests still in flight were dropped (a second Ctrl-C stopped it at once): "
+                "the provider may charge for them, and the resume asks them again."
+            ) in output
             with RunStore(run) as store:  # the two abandoned requests are pending, not failed
                 assert store.count("generations", "author = 'remote-test'") == 2
                 assert store.count("calls", "outcome != 'ok'") == 0

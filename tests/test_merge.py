@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from poemetric.cli.app import app
 from poemetric.store.db import DB_NAME, RunStore, stable_id
 from poemetric.store.merge import MergeError, merge_runs
+from poemetric.store.schema import SCHEMA_VERSION
 
 POEMS = ["p1", "p2", "p3", "p4"]
 
@@ -212,6 +214,51 @@ def test_schema_version_mismatch_is_refused(tmp_path: Path) -> None:
     with pytest.raises(MergeError, match="schema version 99"):
         merge_runs([shard], tmp_path / "dest")
     assert not (tmp_path / "dest" / DB_NAME).exists()
+
+
+def test_a_destination_another_merge_is_making_is_merged_into(tmp_path: Path) -> None:
+    """Shards merged into one new destination at once (each array task merging its part as it
+    ends): one merge finds the store another is making, its schema not yet complete (version 0
+    before the first migration), and merges into it, not refusing it as 'schema version 0'."""
+    first = _make_store(tmp_path / "first", ["p1"], ["markov"])
+    second = _make_store(tmp_path / "second", ["p1"], ["markov"])
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    sqlite3.connect(dest / DB_NAME).close()  # made, not migrated yet
+    merge_runs([first], dest)
+    report = merge_runs([second], dest)
+    assert not report.conflicts
+    with RunStore(dest) as store:
+        assert store.schema_version == SCHEMA_VERSION
+    assert _count(dest, "generations") == _count(first, "generations")
+
+
+def test_two_merges_into_one_destination_at_once_keep_both_records(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second merge into the destination that runs whole while the first is between reading
+    the destination's record of merged stores and writing it back: both are recorded (the first
+    wrote its own over the second's)."""
+    dest = _make_store(tmp_path / "dest", ["p1"], ["markov"])
+    first = _make_store(tmp_path / "first", ["p1"], ["markov"])
+    second = _make_store(tmp_path / "second", ["p1"], ["markov"])
+    read = RunStore.get_meta
+    others: list[threading.Thread] = []
+
+    def get_meta(store: RunStore, key: str, default: Any = None) -> Any:
+        value = read(store, key, default)
+        if key == "merged_from" and not others:  # the first merge, reading its record
+            others.append(threading.Thread(target=merge_runs, args=([second], dest)))
+            others[0].start()
+            others[0].join(timeout=1.0)  # whole, unless this merge holds the store
+        return value
+
+    monkeypatch.setattr(RunStore, "get_meta", get_meta)
+    merge_runs([first], dest)
+    others[0].join()
+    with RunStore(dest) as store:
+        merged = [Path(entry["source"]) for entry in read(store, "merged_from")]
+    assert sorted(merged) == sorted([first, second])
 
 
 def test_missing_source_is_an_error(tmp_path: Path) -> None:

@@ -117,6 +117,32 @@ def test_a_model_run_with_other_settings_in_another_store_is_named(
     assert result.exit_code == 0 and "mixed" not in result.output, result.output
 
 
+def test_a_model_run_with_other_provider_options_in_another_store_is_named(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """Shards of one Markov model run with another `options: order` (which the response cache
+    keys as another model) merged with status 0 and nothing said; a store recorded before the
+    options were (no `engine` in its record) is not taken for another configuration."""
+    model = MARKOV.replace("name: markov", "name: mk")
+    user_model("generators", "mk", model)
+    first, second = tmp_path / "part0", tmp_path / "part1"
+    _generate(first, "--models", "mk", "--shard", "0/2")
+    user_model("generators", "mk", model.replace("order: 2 ", "order: 3 "))
+    _generate(second, "--models", "mk", "--shard", "1/2")
+    result = _merge(tmp_path / "all", first, second)
+    assert result.exit_code == 1, result.output
+    line = " ".join(next(x for x in result.output.splitlines() if x.startswith("mixed:")).split())
+    assert "generate of model mk ran in other configurations" in line
+    assert line.count("provider or engine options sha256") == 2 and str(second) in line
+
+    with RunStore(second) as store:  # as POEMetric recorded it before
+        held = store.get_meta("models")
+        del held["generate"]["mk"]["engine"]
+        store.set_meta("models", held)
+    result = _merge(tmp_path / "old", first, second)
+    assert result.exit_code == 0 and "mixed" not in result.output, result.output
+
+
 def test_a_judge_run_with_another_judge_template_in_another_store_is_named(
     tmp_path: Path, user_model: Callable[[str, str, str], Path]
 ) -> None:

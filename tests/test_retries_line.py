@@ -77,3 +77,28 @@ def test_the_progress_shows_the_retries_while_the_server_throttles(tmp_path: Pat
     # a progress line of the log while no job is done yet: "[12:00:01] remote-test: 0/2 (0%),
     # 0:00:01 elapsed, 0 tok, $0  retries: 4 after 429s"
     assert re.search(r"remote-test: 0/2 \(0%\), [^\[]*retries: \d+ after 429s", output), output
+
+
+def test_the_progress_says_how_many_jobs_the_budget_skipped(tmp_path: Path) -> None:
+    """Jobs skipped at --max-cost move the bar on (they are through for this run): the bar read
+    `2/2` as if every poem was written, and nothing on it or in a log's lines said otherwise."""
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "priced.yaml").write_text(
+        "name: priced\nprovider: openai-compatible\nmodel: test-model\nbase_url: {url}\n"
+        f"api_key_env: {TEST_KEY_ENV}\npricing: {{input_per_mtok: 10, output_per_mtok: 40}}\n"
+    )
+    with OpenAIServer(api_key=TEST_KEY) as server:
+        text = (models / "priced.yaml").read_text().replace("{url}", server.base_url)
+        (models / "priced.yaml").write_text(text)
+        result = CliRunner().invoke(
+            app,
+            ["generate", "--run", str(tmp_path / "run"), "--dataset", "demo", "--models",
+             "priced", "--limit", "2", "--max-cost", "0.0001"],
+            env={TEST_KEY_ENV: TEST_KEY, "POEMETRIC_GENERATORS_DIR": str(models),
+                 "COLUMNS": "300"},
+        )  # fmt: skip
+        assert not server.generation_requests  # an estimate of 800 tokens is $0.032
+    assert result.exit_code == 1, result.output
+    output = " ".join(result.output.split())
+    assert re.search(r"priced \S+ 2/2 .* budget-skipped: 2", output), output

@@ -81,13 +81,29 @@ def interruptible(
         others = [row for row in found if not ours(row)]
         dataset = _run_dataset(run) if any(r.stage == "generations" for r in others) else None
         return (
-            f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
-            f"stored is paid for twice.{_open_batches_line(open_batches)}"
+            f"{_saved_line(run)}{_open_batches_line(open_batches)}"
             f"{_other_stages_line(others, run, dataset)} Resume with:"
         )
 
     with _stopped(then, lambda: _giving_up(open_batches, run)):
         yield
+
+
+def _saved_line(run: Path) -> str:
+    """What the stop kept; and the requests it dropped in flight, whose answers are lost."""
+    dropped, because = stopping.dropped_requests()
+    if not dropped:
+        return (
+            f"Every answer received so far is saved in {plain(run)}; nothing is lost and nothing "
+            "stored is paid for twice."
+        )
+    them = plural(dropped, "it", "them")
+    return (
+        f"Every answer received so far is saved in {plain(run)}, and nothing stored is paid for "
+        f"twice; but {counted(dropped, 'request')} still in flight {plural(dropped, 'was', 'were')} "
+        f"dropped ({plain(because)}): the provider may charge for {them}, and the resume asks "
+        f"{them} again."
+    )
 
 
 def _open_batches(run: Path) -> list[BatchRow]:

@@ -67,8 +67,8 @@ def merge(
     array task run with other `--models`), or a model of a stage run without `--shard` is not
     through in any of them (stopped partway, or still at work in a store), the merge is still
     written, what is missing is named with its stage, model and stores, and the exit status is
-    1; so too when a model name ran with another model id, settings or judge template in another
-    store (mixed). A model that stored nothing in any store (a judge tried without its key) is
+    1; so too when a model name ran with another model id, settings, provider or engine options
+    (options:, vllm:, structured:) or judge template in another store (mixed). A model that stored nothing in any store (a judge tried without its key) is
     named as not run, with what to do: the merged run holds none of it and is complete. A
     judge (or recognise, style-match, the form check) that covers only part of the merged run's
     poems it was asked for (its --authors, --limit and, for judge, --samples), e.g. one run on

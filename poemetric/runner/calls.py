@@ -225,6 +225,7 @@ async def _attempt(
             raise error from caught
         except BaseException:  # cancelled
             stopping.call_done()
+            stopping.request_dropped()
             raise
         state.latency_s = time.monotonic() - started
     problem = completion_problem(completion)

@@ -97,7 +97,11 @@ class ModelRun:
         self._cost += cost
         if self.progress is not None and self.task is not None:
             self.progress.update(
-                self.task, advance=done, tokens=f"{self._tokens:,}", cost=f"{self._cost:.4f}"
+                self.task,
+                advance=done,
+                tokens=f"{self._tokens:,}",
+                cost=f"{self._cost:.4f}",
+                retries=retries_shown(self.report),  # and the jobs skipped at --max-cost
             )
 
     def note_retry(self, *, rate_limited: bool) -> None:

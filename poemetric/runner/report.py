@@ -143,13 +143,17 @@ class ModelReport:
 
 def retries_shown(m: ModelReport) -> str:
     """The calls sent again so far, for the progress bar: `  retries: 12 after 429s, 3 after
-    errors` (empty when none was)."""
+    errors`, and the jobs the --max-cost budget skipped, which the bar counts as done:
+    `  budget-skipped: 411`, as the summary names them (empty when none was)."""
     parts = []
     if m.rate_limited_retries:
         parts.append(f"{m.rate_limited_retries:,} after 429s")
     if m.transient_retries:
         parts.append(f"{m.transient_retries:,} after errors")
-    return f"  retries: {', '.join(parts)}" if parts else ""
+    shown = f"  retries: {', '.join(parts)}" if parts else ""
+    if skipped := m.skipped_budget + m.budget_reasks:
+        shown += f"  budget-skipped: {skipped:,}"
+    return shown
 
 
 @dataclass

@@ -49,6 +49,9 @@ class _State:
     active: _Drain | None = None
     #: Whether `install()` ran: a stage then lets Ctrl-C's calls in flight finish too.
     installed: bool = False
+    #: Requests the running (or last) stage gave up on in flight, and why (`dropped_requests`).
+    dropped: int = 0
+    dropped_because: str = ""
 
 
 _state = _State()
@@ -133,7 +136,8 @@ class _Drain:
         if self.signals == 1:
             self.loop.call_soon_threadsafe(self._begin, signum)
         elif self.signals == 2:
-            _abandoned.set()
+            second = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+            _abandon(f"a second {second} stopped it at once")
             self.loop.call_soon_threadsafe(self.task.cancel)
         else:  # the loop did not get to the cancellation (a callback that does not return)
             _abandoned.set()
@@ -165,8 +169,28 @@ class _Drain:
 
         with suppress(TimeoutError):
             await asyncio.wait_for(self.idle.wait(), grace)
-        _abandoned.set()
+        _abandon(f"the {grace:g} s grace ran out; {GRACE_ENV} sets a longer one")
         self.task.cancel()
+
+
+def _abandon(because: str) -> None:
+    """Give up on the calls in flight (the first reason given is kept)."""
+    if not _abandoned.is_set():
+        _state.dropped_because = because
+    _abandoned.set()
+
+
+def request_dropped() -> None:
+    """A request to a provider was cancelled in flight: counted when the stage gave up on its
+    calls in flight (its answer, which the provider may charge for, is not stored)."""
+    if _abandoned.is_set():
+        _state.dropped += 1
+
+
+def dropped_requests() -> tuple[int, str]:
+    """The requests the last stage stopped gave up on in flight (the resume asks them again,
+    and a provider may charge for them twice), and why: the grace ran out, or a second signal."""
+    return _state.dropped, _state.dropped_because
 
 
 def requested() -> bool:
@@ -255,6 +279,7 @@ def run(main: Coroutine[Any, Any, T]) -> T:
             _state.active = None
 
     _abandoned.clear()
+    _state.dropped, _state.dropped_because = 0, ""
     with _ctrl_c_as_a_stop():
         try:
             result = asyncio.run(guarded())  # its end waits for the worker threads

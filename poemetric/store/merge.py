@@ -218,6 +218,12 @@ def merge_runs(
     dest_file = destination / DB_NAME
     if dest_file.is_file():
         found = _probe(dest_file)
+        if found.version < SCHEMA_VERSION:
+            # A store another process is making this moment (merges of the shards into one new
+            # destination, each as its array task ends), or an older one: opening it waits for
+            # the other's migrations, or makes them, as any command's does.
+            RunStore(destination).close()
+            found = _probe(dest_file)
         if found.version != SCHEMA_VERSION:
             raise MergeError(
                 f"destination {dest_file} has schema version {found.version}, this POEMetric "
@@ -250,18 +256,20 @@ def merge_runs(
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
                 done.append(source)
-            merged_from = list(store.get_meta("merged_from", []))
-            merged_from.extend(
+            sources_merged = [
                 {"source": str(source), "merged_at": utc_now()}
                 for source in report.sources
                 if source not in report.skipped_sources
-            )
-            store.set_meta("merged_from", merged_from)
+            ]
             # The destination's own records (a source that is the destination) are held.
             # A stage at work in a source with no model through yet records no shard: its
             # models are missing all the same (not "started only", nor "stopped partway").
             at_work = {stage for source in activity for stage in source.busy}
-            missing = merge_shard_records(store, shard_records, at_work)
+            # Read and written in one transaction: merges into one destination at once (array
+            # tasks each merging their part) lost each other's entries between the two.
+            with store.transaction():
+                store.update_meta("merged_from", lambda held: [*(held or []), *sources_merged])
+                missing = merge_shard_records(store, shard_records, at_work)
             report.missing_shards, report.started_only = sort_missing(
                 store.conn, missing, before, activity
             )

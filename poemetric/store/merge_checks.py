@@ -4,7 +4,8 @@ prompt template for all, and each model name meaning one model under one configu
 A run keeps one generation template (`poemetric.pipeline.prepare_run` refuses a second): the
 stores of two templates have two prompts for each poem, so merged, every human poem would count
 once per template; such stores are refused. A model name that ran one stage with another model
-id, provider, settings or judge template in another store (a copied model file edited on one
+id, provider, settings, provider or engine options (`options:`, `vllm:`, `structured:`, kept
+as a digest) or judge template in another store (a copied model file edited on one
 machine, `judges/local-openai.yaml` pointing at another server) would put the poems or scores
 of two configurations under one name: the merge is written, and each such model is named
 (`MixedModel`), as the generate and judge stages warn of a changed model id in one store.
@@ -122,6 +123,10 @@ def mixed_models(
             for name, record in by_model.items():
                 if isinstance(record, dict):
                     _add(seen, (str(stage), str(name), "record"), _describe(record), path)
+                # Records made before the options were recorded are not compared on them.
+                if isinstance(record, dict) and "engine" in record:
+                    what = _describe_engine(record)
+                    _add(seen, (str(stage), str(name), "engine"), what, path)
         for judge, hashes in templates.judges.items():
             shown = ", ".join(h[:12] + "…" for h in hashes)
             _add(seen, ("judge", judge, "template"), f"judge template sha256 {shown}", path)
@@ -147,3 +152,13 @@ def _describe(record: dict[str, Any]) -> str:
     settings = record.get("settings")
     shown = to_json(settings) if settings else "{}"
     return f"{record.get('provider')} model {record.get('model')!r}, settings {shown}"
+
+
+def _describe_engine(record: dict[str, Any]) -> str:
+    """A model's provider and engine options as its record keeps them (a digest), as one line."""
+    engine = record.get("engine")
+    return (
+        f"provider or engine options sha256 {engine}…"
+        if engine
+        else "no provider or engine options"
+    )

@@ -8,6 +8,7 @@ a model file is renamed, edited or deleted. A judge's record also keeps its `rea
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Collection, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -37,7 +38,39 @@ def model_record(spec: ModelSpec, stage: str | None = None) -> dict[str, Any]:
     }
     if stage == JUDGE_STAGE:
         record["reask"] = spec.reask
+    record["engine"] = engine_fingerprint(spec)
     return record
+
+
+#: vLLM options that say where a model runs, not what it answers.
+_PLACEMENT = {
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "gpu_memory_utilization",
+    "distributed_executor_backend",
+}
+
+
+def engine_fingerprint(spec: ModelSpec) -> str | None:
+    """What else than the model id and settings decides a model's answers, as the response
+    cache keys them (`poemetric.runner.jobs.cache_key`): provider options (a Markov order, a
+    chat template switch), vLLM engine options (quantization, dtype) and structured output, as
+    the first 12 hex digits of their sha256; None when the file sets none. A digest, not the
+    values: options may hold whatever a provider takes. The endpoint is left out: one server
+    under two spellings, or each array task's own local server, is one model."""
+    parts: dict[str, Any] = {}
+    if spec.options:
+        parts["options"] = spec.options
+    if spec.vllm is not None:
+        # Where the model runs is left out: one model split over 4 GPUs on one node and 8 on
+        # another (docs/scaling.md) answers alike.
+        parts["vllm"] = spec.vllm.model_dump(mode="json", exclude=_PLACEMENT)
+    if spec.structured != "off":
+        parts["structured"] = spec.structured
+    if not parts:
+        return None
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> None:
@@ -181,6 +214,14 @@ def _differences(record: dict[str, Any], now: dict[str, Any]) -> tuple[str, str]
     if record.get("provider") != now.get("provider"):
         for shown, side in zip(parts, (record, now), strict=True):
             shown.append(f"provider {side.get('provider')}")
+    if "engine" in record and record.get("engine") != now.get("engine"):  # recorded since
+        for shown, side in zip(parts, (record, now), strict=True):
+            engine = side.get("engine")
+            shown.append(
+                f"provider or engine options sha256 {engine}…"
+                if engine
+                else "no provider or engine options"
+            )
     was, will = record.get("settings") or {}, now.get("settings") or {}
     names = sorted(name for name in {*was, *will} if _value(was, name) != _value(will, name))
     for shown, values in zip(parts, (was, will), strict=True):
