@@ -59,34 +59,33 @@ def merge(
 ) -> None:
     """Merge run stores, e.g. the shards of a run made with `generate --shard K/N`.
 
-    Rows missing from the destination are copied and identical rows are kept once (so is one
-    answer bought in two stores: alike but for the provider's response ids); a successful
-    result replaces a failed one; two different successful results for the same prompt, author
-    and sample are reported as conflicts and the destination's is kept. When the stores hold
-    shards of `--shard K/N` and some shard of a stage is in none of them for some model (e.g. an
-    array task run with other `--models`), or a model of a stage run without `--shard` is not
-    through in any of them (stopped partway, or still at work in a store), the merge is still
-    written, what is missing is named with its stage, model and stores, and the exit status is
-    1; so too when a model name ran with another model id, settings, provider or engine options
-    (options:, vllm:, structured:) or judge template in another store (mixed). A model that stored nothing in any store (a judge tried without its key) is
-    named as not run, with what to do: the merged run holds none of it and is complete. A
+    Rows missing from the destination are copied and identical rows are kept once (so is one answer
+    bought in two stores: alike but for the provider's response ids); a successful result replaces a
+    failed one; two different successful results for the same prompt, author and sample are reported
+    as conflicts and the destination's is kept. When the stores hold shards of `--shard K/N` and
+    some shard of a stage is in none of them for some model (e.g. an array task run with other
+    `--models`), or a model of a stage run without `--shard` is not through in any of them (stopped
+    partway, or still at work in a store), the merge is still written, what is missing is named with
+    its stage, model and stores, and the exit status is 1; so too when a model name ran with another
+    model id, settings, provider or engine options (options:, vllm:, structured:) or judge template
+    in another store (mixed). A model that stored nothing in any store (a judge tried without its
+    key) is named as not run, with what to do: the merged run holds none of it and is complete. A
     judge (or recognise, style-match, the form check) that covers only part of the merged run's
-    poems it was asked for (its --authors, --limit and, for judge, --samples), e.g. one run on
-    a single generation shard, is named with the command that covers the rest, and the exit
-    status is 1; in a store written before the poems asked for were recorded, whether it was
-    asked for them is unknown: it is named as such, and the exit status is 1 only with
-    `--strict`. A probe chat scorer (`probe run --scorer chat:`) that lacks pairs it was asked
-    to score is named so too, with its `probe run` command (exit 1); one run on other pairs than
-    the run's other scorers is named as `other pairs` (exit 1 only with `--strict`). Of two form checks of one poem made by different
+    poems it was asked for (its --authors, --limit and, for judge, --samples), e.g. one run on a
+    single generation shard, is named with the command that covers the rest, and the exit status is
+    1; in a store written before the poems asked for were recorded, whether it was asked for them is
+    unknown: it is named as such, and the exit status is 1 only with `--strict`. A probe chat scorer
+    (`probe run --scorer chat:`) that lacks pairs it was asked to score is named so too, with its
+    `probe run` command (exit 1); one run on other pairs than the run's other scorers is named as
+    `other pairs` (exit 1 only with `--strict`). Of two form checks of one poem made by different
     checker versions, the one `form run` would make now is kept: with the user lexicon that
     $POEMETRIC_LEXICON names, or with none when it is unset (merge has no `--lexicon`: set the
     variable to keep the checks made with that file); checks made with two other lexicons are
-    conflicts; checks of different poems made by different checker versions or thresholds are
-    all kept and named as mixed (exit status 1 only with `--strict`): `form run` on the merged
-    run re-checks them alike. Stores prepared from other datasets or generation templates are refused. Surveys are
-    merged too: a survey left out (built otherwise under the same name in two stores) or a
-    rater's answers that differ in two stores are named with what to do, and the exit status is
-    1.
+    conflicts; checks of different poems made by different checker versions or thresholds are all
+    kept and named as mixed (exit status 1 only with `--strict`): `form run` on the merged run
+    re-checks them alike. Stores prepared from other datasets or generation templates are refused.
+    Surveys are merged too: a survey left out (built otherwise under the same name in two stores) or
+    a rater's answers that differ in two stores are named with what to do, and the exit status is 1.
 
     Examples:
 
