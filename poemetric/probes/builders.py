@@ -246,30 +246,36 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
         indent = spaced[0][0] if spaced else ""
         doomed = {index for target_line, index in targets if target_line == line}
         kept: Spaced = []
-        carry = ""
+        # An opening mark left by a deleted word (`"It` -> `"`), with the space before it,
+        # waiting for the next word kept.
+        carry, carry_space = "", ""
         for index, (space, token) in enumerate(spaced):
             if index not in doomed:
                 # The space before a deleted word goes with it; a line's first word kept
                 # takes the line's indent.
-                moved = Token(carry + token.lead, token.core, token.trail)
-                kept.append((space if kept else indent, moved))
-                carry = ""
+                if carry:
+                    token, space = Token(carry + token.lead, token.core, token.trail), carry_space
+                    carry = ""
+                kept.append((space if kept else indent, token))
                 continue
-            # The deleted word's punctuation stays in reading order: with the word before it
-            # when it closes something (a comma, a closing quote), else with the word after it
-            # (an opening quote alone).
-            punctuation = token.lead + token.trail
-            if token.trail and kept and not carry:
-                space, last = kept[-1]
-                kept[-1] = (space, Token(last.lead, last.core, last.trail + punctuation))
-            else:
-                carry += punctuation
+            # The deleted word's punctuation stays in reading order: a closing mark (a comma, a
+            # closing quote) with the word before it, an opening one with the word after it.
+            # What can go to neither (`"Hum!"`, a line's first `Water,`) stays where the word
+            # was, with its space: only the word's letters are removed, no space is moved.
+            if carry:
+                carry += token.lead + token.trail
+                if token.trail:
+                    kept.append((carry_space if kept else indent, Token(carry, "", "")))
+                    carry = ""
+            elif token.trail and not token.lead and kept:
+                last_space, last = kept[-1]
+                kept[-1] = (last_space, Token(last.lead, last.core, last.trail + token.trail))
+            elif token.lead and not token.trail:
+                carry, carry_space = token.lead, space
+            elif token.lead or token.trail:
+                kept.append((space if kept else indent, Token(token.lead + token.trail, "", "")))
         if carry:
-            if kept:
-                space, last = kept[-1]
-                kept[-1] = (space, Token(last.lead, last.core, last.trail + carry))
-            else:
-                kept.append((indent, Token(carry, "", "")))
+            kept.append((carry_space if kept else indent, Token(carry, "", "")))
         replacements[line] = _joined(kept, tail)
     return poem.with_lines(replacements)
 
