@@ -4,7 +4,8 @@ Each builder takes a `Poem`, its rhyme groups and a `random.Random` seeded from 
 task), and returns up to `per_poem` corrupted texts with the details of what was touched. The
 filters follow the papers: swapped end words share a part of speech; swapped lines never open or
 close a quotation that runs over other lines and never leave the poem ending on a comma where the
-original ended a sentence; a synonym has the original's part of speech and rhymes with none of its partners; deleted words have
+original ended a sentence; a synonym has the original's part of speech, rhymes with none of its partners and takes the
+original's article (*a*/*an*); deleted words have
 at least two letters and keep their punctuation. Whatever the task, a corruption identical to the
 original, or one that keeps a rhyme it claims to break, is never emitted.
 """
@@ -18,7 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from poemetric.probes.pairs import OFFLINE_TASKS, Pair
-from poemetric.probes.poem import Poem, RhymeInfo, RhymeSource, Token, match_case, rhymes_with_any
+from poemetric.probes.poem import (
+    Poem,
+    RhymeInfo,
+    RhymeSource,
+    Token,
+    article_breaks,
+    match_case,
+    rhymes_with_any,
+)
 from poemetric.store.db import stable_id
 from poemetric.text.plural import plural
 
@@ -193,7 +202,8 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
     for line, group in slots:
         word = poem.end_words[line]
         partners = [poem.end_words[other] for other in group if other != line]
-        pos, candidates = synonym_candidates(wordnet, word, previous_word(poem, line))
+        previous = previous_word(poem, line)
+        pos, candidates = synonym_candidates(wordnet, word, previous)
         lemmas: list[str] = []
         considered = []
         chosen = None
@@ -204,6 +214,8 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
                 reason = "rhymes with a partner"
             elif reason == "ok" and option.lower() == word.lower():
                 reason = "same word"
+            elif reason == "ok" and article_breaks(previous, word, option):
+                reason = f"article: {previous} {option}"
             considered.append(
                 {
                     "word": option,
