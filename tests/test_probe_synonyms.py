@@ -275,3 +275,19 @@ def test_an_abbreviation_is_no_synonym() -> None:
     _, candidates = synonym_candidates(load_wordnet(), "hour", "an")
     verdicts = {candidate.word: candidate.verdict for candidate in candidates}
     assert verdicts["hr"] == "abbreviation"
+
+
+def test_two_rhyme_words_trade_places_only_where_each_fits_the_others_article() -> None:
+    """`rhyme_word_swap` made "an eye" / "a death" into "a eye" / "an death"-like slips: in the
+    authors' dataset "And some without a eye", "as I have loved a end" (seed 0, 3 per poem)."""
+    poem = (
+        "He looked at the moon with an eye\n"
+        "That saw nothing else but a sky,\n"
+        "He ran to the wood,\n"
+        "As fast as he could,\n"
+        "And sat down to eat up a pie.\n"
+    )
+    pairs = build_pairs(
+        [SourcePoem("moon", poem, "AABBA")], ["rhyme_word_swap"], seed=0, per_poem=5
+    )
+    assert [sorted(pair.details["words"]) for pair in pairs] == [["pie", "sky"]]

@@ -98,7 +98,8 @@ def _indent(line: str) -> str:
 def rhyme_word_swap(
     poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int
 ) -> list[Corruption]:
-    """Two rhyming line-end words of the same part of speech trade places (BPoMP task 1)."""
+    """Two rhyming line-end words of the same part of speech, each fitting the other's article,
+    trade places (BPoMP task 1)."""
     candidates = []
     for group in rhyme.groups:
         for first, second in itertools.combinations(group, 2):
@@ -112,6 +113,10 @@ def rhyme_word_swap(
     for first, second, word_a, word_b, pos_a, pos_b in candidates:
         if pos_a is None or pos_a != pos_b:
             continue
+        if article_breaks(previous_word(poem, first), word_a, word_b) or article_breaks(
+            previous_word(poem, second), word_b, word_a
+        ):
+            continue  # "an eye" / "a sky" would become "a eye": a slip of grammar besides
         text = poem.with_lines(
             {
                 first: _replace_end_word(poem, first, match_case(word_b, word_a)),
