@@ -278,8 +278,8 @@ def test_an_abbreviation_is_no_synonym() -> None:
 
 
 def test_two_rhyme_words_trade_places_only_where_each_fits_the_others_article() -> None:
-    """`rhyme_word_swap` made "an eye" / "a death" into "a eye" / "an death"-like slips: in the
-    authors' dataset "And some without a eye", "as I have loved a end" (seed 0, 3 per poem)."""
+    """`rhyme_word_swap` could leave a word after the other article: in the authors' dataset
+    "And some without a eye", "as I have loved a end" (seed 0, 3 per poem)."""
     poem = (
         "He looked at the moon with an eye\n"
         "That saw nothing else but a sky,\n"
