@@ -68,3 +68,46 @@ def test_a_deletion_keeps_every_space_it_does_not_remove(pairs: list[Pair]) -> N
             assert ("  -  " in after) == ("  -  " in before), (before, after)
             if "night" in after:
                 assert ("\u00a0night" in after) == ("\u00a0night" in before), (before, after)
+
+
+QUOTED = (
+    "Water, water, every where,\n"
+    "She merely said, 'Hum!' to the hare,\n"
+    'And said, "Granny, burn that!\n'
+    'Who said, "It is flat,"\n'
+    "Quite ready to stare.\n"
+)
+
+
+def test_a_deleted_words_punctuation_keeps_its_space() -> None:
+    """A word with punctuation on both sides (`'Hum!'`, `"Granny,`) or first on its line
+    (`Water,`) had its marks glued to a neighbour: `said,'!'`, `said,", burn`, `,water`. The
+    deletion then also moved a space, and in Lear's "And said, "Fiddle-de-dee!"" the glued
+    `said,"!"` cost SmolLM2 4.2-4.3 nats more, deciding two pairs by sum. Only the letters go."""
+    pairs = build_pairs(
+        [SourcePoem("quoted", QUOTED, "AABBA")],
+        ["delete_1_nonrhyming", "delete_1_rhyming"],
+        seed=0,
+        per_poem=40,
+    )
+    after = {p.details["deleted"][0]["word"]: _changed(p)[0][1] for p in pairs}
+    assert after["Water"] == ", water, every where,"
+    assert after["Hum"] == "She merely said, '!' to the hare,"
+    assert after["Granny"] == 'And said, ", burn that!'
+    # as before: a closing mark joins the word before it, an opening one the word after it
+    assert after["It"] == 'Who said, "is flat,"'
+    assert after["flat"] == 'Who said, "It is,"'
+    assert after["hare"] == "She merely said, 'Hum!' to the,"
+
+
+def test_two_deleted_words_of_a_quotation_leave_its_marks_in_place() -> None:
+    poem = 'She said, "Granny Smith!" and ran,\nA man,\nA plan,\nA can,\nA van.\n'
+    pairs = build_pairs(
+        [SourcePoem("apple", poem, "AAAAA")], ["delete_2_nonrhyming"], seed=0, per_poem=40
+    )
+    after = {
+        tuple(d["word"] for d in p.details["deleted"]): _changed(p)[0][1]
+        for p in pairs
+        if len(_changed(p)) == 1
+    }
+    assert after[("Granny", "Smith")] == 'She said, "!" and ran,'

@@ -4,7 +4,8 @@ Each builder takes a `Poem`, its rhyme groups and a `random.Random` seeded from 
 task), and returns up to `per_poem` corrupted texts with the details of what was touched. The
 filters follow the papers: swapped end words share a part of speech; swapped lines never open or
 close a quotation that runs over other lines and never leave the poem ending on a comma where the
-original ended a sentence; a synonym has the original's part of speech and rhymes with none of its partners; deleted words have
+original ended a sentence; a synonym has the original's part of speech, rhymes with none of its partners and takes the
+original's article (*a*/*an*); deleted words have
 at least two letters and keep their punctuation. Whatever the task, a corruption identical to the
 original, or one that keeps a rhyme it claims to break, is never emitted.
 """
@@ -18,7 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from poemetric.probes.pairs import OFFLINE_TASKS, Pair
-from poemetric.probes.poem import Poem, RhymeInfo, RhymeSource, Token, match_case, rhymes_with_any
+from poemetric.probes.poem import (
+    Poem,
+    RhymeInfo,
+    RhymeSource,
+    Token,
+    article_breaks,
+    match_case,
+    rhymes_with_any,
+)
 from poemetric.store.db import stable_id
 from poemetric.text.plural import plural
 
@@ -89,7 +98,8 @@ def _indent(line: str) -> str:
 def rhyme_word_swap(
     poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int
 ) -> list[Corruption]:
-    """Two rhyming line-end words of the same part of speech trade places (BPoMP task 1)."""
+    """Two rhyming line-end words of the same part of speech, each fitting the other's article,
+    trade places (BPoMP task 1)."""
     candidates = []
     for group in rhyme.groups:
         for first, second in itertools.combinations(group, 2):
@@ -103,6 +113,10 @@ def rhyme_word_swap(
     for first, second, word_a, word_b, pos_a, pos_b in candidates:
         if pos_a is None or pos_a != pos_b:
             continue
+        if article_breaks(previous_word(poem, first), word_a, word_b) or article_breaks(
+            previous_word(poem, second), word_b, word_a
+        ):
+            continue  # "an eye" / "a sky" would become "a eye": a slip of grammar besides
         text = poem.with_lines(
             {
                 first: _replace_end_word(poem, first, match_case(word_b, word_a)),
@@ -193,7 +207,8 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
     for line, group in slots:
         word = poem.end_words[line]
         partners = [poem.end_words[other] for other in group if other != line]
-        pos, candidates = synonym_candidates(wordnet, word, previous_word(poem, line))
+        previous = previous_word(poem, line)
+        pos, candidates = synonym_candidates(wordnet, word, previous)
         lemmas: list[str] = []
         considered = []
         chosen = None
@@ -204,6 +219,8 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
                 reason = "rhymes with a partner"
             elif reason == "ok" and option.lower() == word.lower():
                 reason = "same word"
+            elif reason == "ok" and article_breaks(previous, word, option):
+                reason = f"article: {previous} {option}"
             considered.append(
                 {
                     "word": option,
@@ -246,30 +263,36 @@ def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
         indent = spaced[0][0] if spaced else ""
         doomed = {index for target_line, index in targets if target_line == line}
         kept: Spaced = []
-        carry = ""
+        # An opening mark left by a deleted word (`"It` -> `"`), with the space before it,
+        # waiting for the next word kept.
+        carry, carry_space = "", ""
         for index, (space, token) in enumerate(spaced):
             if index not in doomed:
                 # The space before a deleted word goes with it; a line's first word kept
                 # takes the line's indent.
-                moved = Token(carry + token.lead, token.core, token.trail)
-                kept.append((space if kept else indent, moved))
-                carry = ""
+                if carry:
+                    token, space = Token(carry + token.lead, token.core, token.trail), carry_space
+                    carry = ""
+                kept.append((space if kept else indent, token))
                 continue
-            # The deleted word's punctuation stays in reading order: with the word before it
-            # when it closes something (a comma, a closing quote), else with the word after it
-            # (an opening quote alone).
-            punctuation = token.lead + token.trail
-            if token.trail and kept and not carry:
-                space, last = kept[-1]
-                kept[-1] = (space, Token(last.lead, last.core, last.trail + punctuation))
-            else:
-                carry += punctuation
+            # The deleted word's punctuation stays in reading order: a closing mark (a comma, a
+            # closing quote) with the word before it, an opening one with the word after it.
+            # What can go to neither (`"Hum!"`, a line's first `Water,`) stays where the word
+            # was, with its space: only the word's letters are removed, no space is moved.
+            if carry:
+                carry += token.lead + token.trail
+                if token.trail:
+                    kept.append((carry_space if kept else indent, Token(carry, "", "")))
+                    carry = ""
+            elif token.trail and not token.lead and kept:
+                last_space, last = kept[-1]
+                kept[-1] = (last_space, Token(last.lead, last.core, last.trail + token.trail))
+            elif token.lead and not token.trail:
+                carry, carry_space = token.lead, space
+            elif token.lead or token.trail:
+                kept.append((space if kept else indent, Token(token.lead + token.trail, "", "")))
         if carry:
-            if kept:
-                space, last = kept[-1]
-                kept[-1] = (space, Token(last.lead, last.core, last.trail + carry))
-            else:
-                kept.append((indent, Token(carry, "", "")))
+            kept.append((carry_space if kept else indent, Token(carry, "", "")))
         replacements[line] = _joined(kept, tail)
     return poem.with_lines(replacements)
 

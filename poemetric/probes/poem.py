@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
 
+from poemetric.form.phonetics import pronunciations
 from poemetric.form.rhyme import RhymeKind, classify_rhyme, infer_scheme
 
 RhymeSource = Literal["auto", "dataset", "checker"]
@@ -144,6 +145,21 @@ def rhyme_kind(word_a: str, word_b: str) -> RhymeKind:
 def rhymes_with_any(word: str, partners: list[str]) -> bool:
     """True when `word` rhymes with any partner at all (eye and slant rhymes included)."""
     return any(rhyme_kind(word, partner) > RhymeKind.NONE for partner in partners)
+
+
+def takes_an(word: str) -> bool:
+    """Whether `word` is heard to begin with a vowel, and so takes *an* (*an hour*, *a unicorn*):
+    every ARPAbet vowel, and no consonant, is written with a vowel letter first."""
+    sounds = pronunciations(word)
+    return bool(sounds) and sounds[0][:1] in "AEIOU"
+
+
+def article_breaks(previous: str | None, word: str, replacement: str) -> bool:
+    """Whether putting `replacement` for `word` after the article `previous` would need the other
+    article (*a change* -> *a alteration*): the pair would then differ in grammar too."""
+    if previous is None or previous.lower() not in ("a", "an"):
+        return False
+    return takes_an(replacement) != takes_an(word)
 
 
 def match_case(word: str, model: str) -> str:

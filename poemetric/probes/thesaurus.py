@@ -22,7 +22,8 @@ the original one of the senses WordNet ranks by their SemCor frequency (the inde
 ``tagsense_cnt``: the senses that occur in SemCor, most frequent first; the others are rare or
 unattested, where pooling every sense gave *dogs* -> *frumps*, *table* -> *mesa*); WordNet does
 not mark that sense `OFF_REGISTER` (*bull* -> *shit*); and it is at least `MIN_ZIPF` on
-wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* -> *trefoil* fail).
+wordfreq's Zipf scale in the form written (*prance* -> *tittup*, *clover* -> *trefoil* fail),
+and no abbreviation (a word without a vowel letter: *hour* -> *hr*).
 wordfreq's word lists ship inside its wheel (the `probes` extra); nothing is downloaded.
 """
 
@@ -52,6 +53,7 @@ _SENSE_KEY_POS = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 _DATA_POS = {"n": "n", "v": "v", "a": "a", "s": "a", "r": "r"}
 DOMINANT_SHARE = 0.75
 _PLAIN = re.compile(r"^[a-z]+$")
+_VOWEL_LETTER = re.compile("[aeiouy]", re.IGNORECASE)
 
 
 class ThesaurusUnavailable(RuntimeError):
@@ -229,6 +231,8 @@ class Candidate:
             return f"register: {self.register.replace('_', ' ')}"
         if self.zipf < MIN_ZIPF:
             return f"rare: zipf {self.zipf:.1f}"
+        if not _VOWEL_LETTER.search(self.word):
+            return "abbreviation"  # hour -> hr: frequent only as the abbreviation
         return "ok"
 
 
