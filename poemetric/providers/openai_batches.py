@@ -56,6 +56,9 @@ class OpenAIBatches(BatchCapable, FindsBatches):
 
     name: ClassVar[str]
     announces_creation: ClassVar[bool] = True
+    #: An input file holds at most 50,000 requests and 200 MB.
+    max_batch_requests: ClassVar[int | None] = 50_000
+    max_batch_bytes: ClassVar[int | None] = 200_000_000
     _key: str | None
 
     @property
@@ -77,6 +80,20 @@ class OpenAIBatches(BatchCapable, FindsBatches):
 
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
         return await self._submit(items, None)
+
+    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
+        """The request's line of the input file, its newline included."""
+        return len(self._batch_input_line(custom_id, request).encode()) + 1
+
+    def _batch_input_line(self, custom_id: str, request: GenerationRequest) -> str:
+        return json.dumps(
+            {
+                "custom_id": custom_id,
+                "method": "POST",
+                "url": CHAT_ENDPOINT,
+                "body": self.request_body(request),
+            }
+        )
 
     async def submit_tagged_batch(
         self, items: Sequence[tuple[str, GenerationRequest]], tag: str
@@ -112,17 +129,7 @@ class OpenAIBatches(BatchCapable, FindsBatches):
     async def _submit(
         self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None
     ) -> str:
-        lines = [
-            json.dumps(
-                {
-                    "custom_id": custom_id,
-                    "method": "POST",
-                    "url": CHAT_ENDPOINT,
-                    "body": self.request_body(request),
-                }
-            )
-            for custom_id, request in items
-        ]
+        lines = [self._batch_input_line(custom_id, request) for custom_id, request in items]
         if len(set(custom_id for custom_id, _ in items)) != len(items):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
