@@ -27,7 +27,7 @@ from poemetric.providers.base import (
     creating_batch,
 )
 from poemetric.providers.list_order import ListOrder
-from poemetric.providers.remote_errors import malformed_error, status_error
+from poemetric.providers.remote_errors import malformed_error, scrub, status_error
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -197,13 +197,12 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             raise
         except Exception as error:
             raise self.translate(error) from error
+        ended = f"{self.name}: batch {batch_id} ended ({batch.status}) without a result for this request"
+        if why := _batch_errors(batch):  # a batch failed whole says why only there
+            ended = scrub(f"{ended}: {why}", self._key)
         for line in submitted:
             if line["custom_id"] not in results:
-                results[line["custom_id"]] = ProviderError(
-                    f"{self.name}: batch {batch_id} ended ({batch.status}) without a result "
-                    "for this request",
-                    retryable=True,
-                )
+                results[line["custom_id"]] = ProviderError(ended, retryable=True)
         return results
 
     async def _read_jsonl(self, file_id: str | None) -> list[dict[str, Any]]:
@@ -241,6 +240,24 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             return malformed_error(self.name, error, self._key)
         completion.request_id = response.get("request_id") or completion.request_id
         return completion
+
+
+#: The most of a failed batch's `errors` said in its requests' errors.
+_ERRORS_SAID = 3
+
+
+def _batch_errors(batch: Any) -> str:
+    """What a batch's `errors` say (a batch OpenAI failed whole, as for "token_limit_exceeded":
+    "Enqueued token limit reached ..."; a refused input file, by line): "" when none."""
+    errors = (batch.errors.data if batch.errors else None) or []
+    said = [
+        f"{error.code or 'error'}: {error.message or ''}".rstrip(": ")
+        + (f" (input line {error.line})" if error.line is not None else "")
+        for error in errors[:_ERRORS_SAID]
+    ]
+    if len(errors) > _ERRORS_SAID:
+        said.append(f"and {len(errors) - _ERRORS_SAID} more")
+    return "; ".join(said)
 
 
 #: Statuses of a request refused as malformed: OpenAI's and most servers' 400, FastAPI's 422.
