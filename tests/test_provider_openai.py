@@ -321,7 +321,7 @@ def test_a_batch_failed_whole_says_why_in_each_request_error() -> None:
     refused) has no result file: why is only in its `errors`, which each request's error now
     carries (it said "ended (failed) without a result" alone)."""
     why = "Enqueued token limit reached for gpt-4o in organization org-x. Limit: 90,000"
-    errors = [
+    errors: list[dict[str, Any]] = [
         {"code": "token_limit_exceeded", "message": why, "line": None, "param": None},
         *({"code": "invalid_json", "message": "bad", "line": n, "param": None} for n in (2, 3, 4)),
     ]
