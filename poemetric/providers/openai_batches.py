@@ -197,7 +197,10 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             raise
         except Exception as error:
             raise self.translate(error) from error
-        ended = f"{self.name}: batch {batch_id} ended ({batch.status}) without a result for this request"
+        ended = (
+            f"{self.name}: batch {batch_id} ended ({batch.status}) without a result for this "
+            "request"
+        )
         if why := _batch_errors(batch):  # a batch failed whole says why only there
             ended = scrub(f"{ended}: {why}", self._key)
         for line in submitted:
