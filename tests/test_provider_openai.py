@@ -314,3 +314,23 @@ def test_batch_results_before_the_end_is_a_retryable_error() -> None:
     with OpenAIServer(batch_polls_in_progress=5) as server:
         error = early_batch_results(OpenAIProvider(make_spec(server)))
     assert error.retryable and "still" in str(error)
+
+
+def test_a_batch_failed_whole_says_why_in_each_request_error() -> None:
+    """A batch OpenAI fails whole (its organization's enqueued-token limit, an input file
+    refused) has no result file: why is only in its `errors`, which each request's error now
+    carries (it said "ended (failed) without a result" alone)."""
+    why = "Enqueued token limit reached for gpt-4o in organization org-x. Limit: 90,000"
+    errors: list[dict[str, Any]] = [
+        {"code": "token_limit_exceeded", "message": why, "line": None, "param": None},
+        *({"code": "invalid_json", "message": "bad", "line": n, "param": None} for n in (2, 3, 4)),
+    ]
+    with OpenAIServer(batch_polls_in_progress=0, batch_validation_errors=errors) as server:
+        batch = batch_round(OpenAIProvider(make_spec(server)), [("a", request())], polls=1)
+    assert batch.states == ["failed"]
+    error = batch.results["a"]
+    assert isinstance(error, ProviderError) and error.retryable
+    assert str(error).endswith(
+        f"without a result for this request: token_limit_exceeded: {why}; invalid_json: bad "
+        "(input line 2); invalid_json: bad (input line 3); and 1 more"
+    ), str(error)

@@ -51,6 +51,9 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     sdk_module: ClassVar[str] = "anthropic"
     sdk_package: ClassVar[str] = "anthropic>=0.40"
     announces_creation: ClassVar[bool] = True  # `submit_batch` says `creating_batch()`
+    #: A Message Batch holds at most 100,000 requests and 256 MB (room left for the envelope).
+    max_batch_requests: ClassVar[int | None] = 100_000
+    max_batch_bytes: ClassVar[int | None] = 250_000_000
 
     def create_client(self, api_key: str) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
@@ -192,11 +195,15 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
         return translate_stainless_error(self.name, error, self._key, anthropic, self.endpoint)
 
     # -- message batches ---------------------------------------------------------------------
+    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
+        """The request's item of the batch as JSON (with spaces: the SDK sends no more)."""
+        return len(json.dumps(self._batch_item(custom_id, request)).encode())
+
+    def _batch_item(self, custom_id: str, request: GenerationRequest) -> dict[str, Any]:
+        return {"custom_id": custom_id, "params": self.request_params(request)}
+
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
-        requests = [
-            {"custom_id": custom_id, "params": self.request_params(request)}
-            for custom_id, request in items
-        ]
+        requests = [self._batch_item(custom_id, request) for custom_id, request in items]
         if len({item["custom_id"] for item in requests}) != len(requests):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True

@@ -50,6 +50,16 @@ class BatchCapable(ABC):
     #: say): the row is written before `submit_batch` is called, as any moment of it may create
     #: the batch.
     announces_creation: ClassVar[bool] = False
+    #: The provider's limits on one batch: how many requests it may hold, and how many bytes
+    #: its requests may come to (as `batch_item_bytes` counts them). None: none known. The
+    #: runner splits the jobs it submits so that no batch goes past either.
+    max_batch_requests: ClassVar[int | None] = None
+    max_batch_bytes: ClassVar[int | None] = None
+
+    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
+        """What one request adds to a submission, in bytes, counted against `max_batch_bytes`
+        (no less than it takes on the wire). Default: 0 (no byte limit is known)."""
+        return 0
 
     @abstractmethod
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:

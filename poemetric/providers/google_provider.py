@@ -9,6 +9,7 @@ client is built, not with this module (`SDKProvider`).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import time
@@ -59,6 +60,8 @@ _DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
 _GIVEN_UP = frozenset({"JOB_STATE_CANCELLED", "JOB_STATE_CANCELLING"})
 #: Batch jobs asked for per page of the batch list.
 LIST_PAGE = 100
+#: Bytes the SDK adds to an inline request's JSON (70 with a system instruction).
+_SDK_WRAPPING = 100
 
 
 class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
@@ -75,6 +78,8 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
     sdk_module: ClassVar[str] = "google.genai"
     sdk_package: ClassVar[str] = "google-genai>=1.0"
     announces_creation: ClassVar[bool] = True  # `_submit` says `creating_batch()`
+    #: Inline requests: the batch create's whole body stays under 20 MB (room for its envelope).
+    max_batch_bytes: ClassVar[int | None] = 19_000_000
 
     def create_client(self, api_key: str) -> genai.Client:
         from google import genai
@@ -279,14 +284,7 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         client = self.client  # first: it imports the SDK, or says that it is missing
         from google.genai import types
 
-        inlined = [
-            types.InlinedRequest(
-                contents=self.contents(request),
-                config=self.config(request),
-                metadata={"key": custom_id},
-            )
-            for custom_id, request in items
-        ]
+        inlined = [self._inlined(custom_id, request) for custom_id, request in items]
         creating_batch()
         try:
             job = await client.aio.batches.create(
@@ -299,6 +297,25 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
         if not job.name:
             raise ProviderError(f"{self.name}: batch job has no name", retryable=True)
         return job.name
+
+    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
+        """The request as JSON, non-ASCII characters escaped as the SDK sends them, and room
+        for what the SDK wraps it in (`request`, a system instruction's parts and role)."""
+        try:
+            item = self._inlined(custom_id, request)
+        except ImportError:  # the submission says that the SDK is missing
+            return 0
+        dumped = item.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return len(json.dumps(dumped)) + _SDK_WRAPPING
+
+    def _inlined(self, custom_id: str, request: GenerationRequest) -> types.InlinedRequest:
+        from google.genai import types
+
+        return types.InlinedRequest(
+            contents=self.contents(request),
+            config=self.config(request),
+            metadata={"key": custom_id},
+        )
 
     async def _job(self, batch_id: str) -> types.BatchJob:
         try:

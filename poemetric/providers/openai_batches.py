@@ -27,7 +27,7 @@ from poemetric.providers.base import (
     creating_batch,
 )
 from poemetric.providers.list_order import ListOrder
-from poemetric.providers.remote_errors import malformed_error, status_error
+from poemetric.providers.remote_errors import malformed_error, scrub, status_error
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -56,6 +56,9 @@ class OpenAIBatches(BatchCapable, FindsBatches):
 
     name: ClassVar[str]
     announces_creation: ClassVar[bool] = True
+    #: An input file holds at most 50,000 requests and 200 MB.
+    max_batch_requests: ClassVar[int | None] = 50_000
+    max_batch_bytes: ClassVar[int | None] = 200_000_000
     _key: str | None
 
     @property
@@ -77,6 +80,20 @@ class OpenAIBatches(BatchCapable, FindsBatches):
 
     async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
         return await self._submit(items, None)
+
+    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
+        """The request's line of the input file, its newline included."""
+        return len(self._batch_input_line(custom_id, request).encode()) + 1
+
+    def _batch_input_line(self, custom_id: str, request: GenerationRequest) -> str:
+        return json.dumps(
+            {
+                "custom_id": custom_id,
+                "method": "POST",
+                "url": CHAT_ENDPOINT,
+                "body": self.request_body(request),
+            }
+        )
 
     async def submit_tagged_batch(
         self, items: Sequence[tuple[str, GenerationRequest]], tag: str
@@ -112,17 +129,7 @@ class OpenAIBatches(BatchCapable, FindsBatches):
     async def _submit(
         self, items: Sequence[tuple[str, GenerationRequest]], metadata: dict[str, str] | None
     ) -> str:
-        lines = [
-            json.dumps(
-                {
-                    "custom_id": custom_id,
-                    "method": "POST",
-                    "url": CHAT_ENDPOINT,
-                    "body": self.request_body(request),
-                }
-            )
-            for custom_id, request in items
-        ]
+        lines = [self._batch_input_line(custom_id, request) for custom_id, request in items]
         if len(set(custom_id for custom_id, _ in items)) != len(items):
             raise ProviderError(
                 f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
@@ -190,13 +197,15 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             raise
         except Exception as error:
             raise self.translate(error) from error
+        ended = (
+            f"{self.name}: batch {batch_id} ended ({batch.status}) without a result for this "
+            "request"
+        )
+        if why := _batch_errors(batch):  # a batch failed whole says why only there
+            ended = scrub(f"{ended}: {why}", self._key)
         for line in submitted:
             if line["custom_id"] not in results:
-                results[line["custom_id"]] = ProviderError(
-                    f"{self.name}: batch {batch_id} ended ({batch.status}) without a result "
-                    "for this request",
-                    retryable=True,
-                )
+                results[line["custom_id"]] = ProviderError(ended, retryable=True)
         return results
 
     async def _read_jsonl(self, file_id: str | None) -> list[dict[str, Any]]:
@@ -234,6 +243,24 @@ class OpenAIBatches(BatchCapable, FindsBatches):
             return malformed_error(self.name, error, self._key)
         completion.request_id = response.get("request_id") or completion.request_id
         return completion
+
+
+#: The most of a failed batch's `errors` said in its requests' errors.
+_ERRORS_SAID = 3
+
+
+def _batch_errors(batch: Any) -> str:
+    """What a batch's `errors` say (a batch OpenAI failed whole, as for "token_limit_exceeded":
+    "Enqueued token limit reached ..."; a refused input file, by line): "" when none."""
+    errors = (batch.errors.data if batch.errors else None) or []
+    said = [
+        f"{error.code or 'error'}: {error.message or ''}".rstrip(": ")
+        + (f" (input line {error.line})" if error.line is not None else "")
+        for error in errors[:_ERRORS_SAID]
+    ]
+    if len(errors) > _ERRORS_SAID:
+        said.append(f"and {len(errors) - _ERRORS_SAID} more")
+    return "; ".join(said)
 
 
 #: Statuses of a request refused as malformed: OpenAI's and most servers' 400, FastAPI's 422.

@@ -69,6 +69,7 @@ from poemetric.runner.batch_intent import (
     unconfirmed_here,
     unconfirmed_reason,
 )
+from poemetric.runner.batch_split import split_batches
 from poemetric.runner.batch_submit import SubmissionFailed, submit
 from poemetric.runner.batch_table import InFlight, update_batch
 from poemetric.runner.batch_unknown import UNKNOWN_STATUSES, mark_not_found, unknown_batch_advice
@@ -112,10 +113,10 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
-    size = max(1, run.options.batch_max_items)
-    for start in range(0, len(to_submit), size):
+    planned = split_batches(provider, to_submit, run.options.batch_max_items)
+    for index, batch_jobs in enumerate(planned):
         chunk: list[Job] = []
-        for job in to_submit[start : start + size]:
+        for job in batch_jobs:
             guess = estimate(run, job, batch=True, reserve=True)
             if not run.budget.try_reserve(guess.cost_usd):  # this job alone: cheaper ones run
                 run.report.skip_for_budget(reask=job.turn > 0)
@@ -133,7 +134,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         except SubmissionFailed as failure:
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
-            left = len(chunk) + len(to_submit[start + size :])
+            left = len(chunk) + sum(len(jobs) for jobs in planned[index + 1 :])
             if failure.failed is None or failure.reason:  # several batches carry its tag
                 run.stop_mid_run(failure.reason or str(failure))
                 run.leave_pending(left)

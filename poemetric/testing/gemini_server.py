@@ -56,9 +56,14 @@ def _error_payload(
 class GeminiServer(LocalServer):
     api = "gemini"
     base_path = ""  # the SDK appends /v1beta/... itself
+    #: The most a request body may hold (20 MB), as the real API refuses a larger one: 400
+    #: INVALID_ARGUMENT "Request payload size exceeds the limit: 20971520 bytes."
+    max_request_bytes: int = 20 * 1024 * 1024
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        #: The body size of each batch create received, refused or not.
+        self.batch_create_bytes: list[int] = []
         self.batches: dict[str, dict[str, Any]] = {}
         self._outputs: dict[str, list[dict[str, Any]]] = {}
         self._polls_left: dict[str, int] = {}
@@ -126,6 +131,12 @@ class GeminiServer(LocalServer):
             if action == "generateContent":
                 return self.generate_content(record, model)
             if action == "batchGenerateContent":
+                self.batch_create_bytes.append(len(raw))
+                if len(raw) > self.max_request_bytes:
+                    limit = self.max_request_bytes
+                    return self.error_answer(
+                        400, f"Request payload size exceeds the limit: {limit} bytes."
+                    )
                 return self.create_batch(record.body, model)
         if method == "GET" and resource == "batches":
             return self.list_batches(query)

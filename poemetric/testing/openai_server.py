@@ -55,9 +55,15 @@ class OpenAIServer(LocalServer):
         *args: Any,
         expose_reasoning_content: bool = False,
         refuse_batch_metadata: tuple[int, Any] | None = None,
+        batch_validation_errors: list[dict[str, Any]] | None = None,
         **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
+        #: Where set, every batch ends `failed` with these in its `errors.data` (`code`,
+        #: `message`, `line`, `param`) and no output or error file, as OpenAI fails a batch
+        #: whose input it refuses whole ("token_limit_exceeded": the organization's enqueued
+        #: tokens; an input file past its limits).
+        self.batch_validation_errors = batch_validation_errors
         #: (status, JSON body) answering a batch create that sends `metadata`, as an
         #: OpenAI-compatible batch API without it does; None: `metadata` is kept, as OpenAI's.
         self.refuse_batch_metadata = refuse_batch_metadata
@@ -304,6 +310,11 @@ class OpenAIServer(LocalServer):
         if self._polls_left[batch_id] > 0:
             self._polls_left[batch_id] -= 1
             return HttpAnswer.json(200, self._public(batch, finished=False))
+        if batch["status"] == "in_progress" and self.batch_validation_errors is not None:
+            batch["status"] = "failed"
+            batch["failed_at"] = int(time.time())
+            batch["errors"] = {"object": "list", "data": self.batch_validation_errors}
+            batch["output_file_id"] = batch["error_file_id"] = None
         if batch["status"] == "in_progress":
             batch["status"] = "completed"
             batch["completed_at"] = int(time.time())
