@@ -41,6 +41,7 @@ from poemetric.reliability.io import (
     read_ratings_table,
     score_text,
 )
+from poemetric.reliability.rater_spellings import spelled_apart, spelled_apart_message
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
 
@@ -341,12 +342,25 @@ def load_expert_ratings(
     (float; NaN = not rated; 0 = N/A). A file without a score (a header, an unfilled template)
     is an error: the expert tables asked for would be missing.
     """
-    ratings = ratings_frame(read_expert_answers(path, store, warnings), store)
+    answers = read_expert_answers(path, store, warnings)
+    first_lines: dict[str, int] = {}
+    for answer in answers:
+        first_lines.setdefault(answer.expert, answer.line)
+    if apart := spelled_apart(first_lines, survey_raters(store)):
+        raise ExpertRatingsError(spelled_apart_message(path, apart, "run again; nothing read"))
+    ratings = ratings_frame(answers, store)
     if ratings.empty:
         raise ExpertRatingsError(
             f"{path}: no expert scores: no row has a score (an unfilled template?)"
         )
     return ratings
+
+
+def survey_raters(store: RunStore) -> set[str]:
+    """The raters of the run's surveys, each also as `survey:rater` (an exported file of several
+    surveys names them so): a survey may have `Cy` and `cy` as two raters."""
+    rows = store.query("SELECT survey_id, rater_id FROM survey_raters")
+    return {str(r["rater_id"]) for r in rows} | {f"{r['survey_id']}:{r['rater_id']}" for r in rows}
 
 
 def stored_expert_ratings(store: RunStore, survey: str | None = None) -> pd.DataFrame:
