@@ -128,6 +128,31 @@ def test_the_table_captions_count_them_by_display_name(store: RunStore) -> None:
         assert "(bot 2 of 4, Markov baseline 1 of 1)" in result.caption(name), name
 
 
+def test_ghostwriting_metrics_writes_the_tables_analyze_writes(store: RunStore) -> None:
+    """`poemetric ghostwriting metrics` captioned its per-author table without the answers it
+    leaves out as not poems (only its console note, by model key, said so) and named the rows
+    by key (`human`, where `analyze` writes `Human`), with no word of the intervals: its
+    Markdown and LaTeX tables now are `analyze`'s, count and display names included."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    store.save_generation({"generation_id": "markov-p1", "prompt_id": "q1", "poem_id": "p1",
+                           "author": "markov", "status": "ok", "poem": "Roses are red."})  # fmt: skip
+    analyzed, measured = store.run_dir / "analyzed", store.run_dir / "measured"
+    analyze_run(store, n_boot=0).write(analyzed)
+    args = ["ghostwriting", "metrics", "--run", str(store.run_dir), "--out", str(measured)]
+    said = CliRunner().invoke(app, args)
+    assert said.exit_code == 0, said.output
+    table = (measured / "ghostwriting.md").read_text(encoding="utf-8")
+    assert "(bot 2 of 4, Markov baseline 1 of 1)" in table.splitlines()[0], table
+    for suffix in (".md", ".tex"):
+        name = "ghostwriting" + suffix
+        assert (measured / name).read_text(encoding="utf-8") == (analyzed / name).read_text(
+            encoding="utf-8"
+        ), name
+
+
 def test_the_judge_figures_say_whose_answers_the_judge_left_unjudged(
     store: RunStore, tmp_path: Path
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import unicodedata
 from pathlib import Path
 
+import pytest
 from test_runner_support import prepared_store
 from typer.testing import CliRunner
 
@@ -210,6 +211,42 @@ def test_survey_import_refuses_one_rater_spelled_two_ways_in_the_file(tmp_path: 
     )
     result = runner.invoke(app, ["survey", "import", str(both), "--run", str(run)], env=WIDE)
     assert result.exit_code == 0, result.output
+
+
+def test_analyze_and_agree_refuse_rater_ids_that_differ_from_each_other_only_in_case(
+    tmp_path: Path,
+) -> None:
+    """`survey import` refused `Ann` on some rows and `ann` on others, but `analyze --experts`
+    and `agree` read them as two raters, whose ratings of one poem agreed with each other (a file
+    of `Ann` and `ben` disagreeing on 3 of 3 poems, `ann` repeating `Ann`: PAo 0.500, nominal alpha
+    0.172, not 0.000 and -0.154). Raters a survey of the run has under both spellings stay apart
+    for `analyze`."""
+    from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
+
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    poem = _a_poem(run)
+    mixed = tmp_path / "mixed.csv"
+    mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
+                     f"ann ,{poem},form,4\n", encoding="utf-8")  # fmt: skip
+    said = (
+        f"{mixed}: rater ids differ from each other only in case or spaces: 'Ann' (first on line "
+        "2) and 'ann' (first on line 4); ids are exact"
+    )
+    with RunStore(run, create=False) as store:
+        with pytest.raises(ExpertRatingsError) as refused:
+            load_expert_ratings(mixed, store)
+        assert said in str(refused.value) and "nothing read" in str(refused.value)
+        both = tmp_path / "both.csv"
+        both.write_text(
+            f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
+        )
+        assert sorted(load_expert_ratings(both, store)["expert"]) == ["Cy", "cy"]
+    status, err = _agree(mixed)
+    assert status != 0 and said in err, err
+    status, err = _agree(_ratings(tmp_path / "apart.csv", "rater,unit,item,score"))
+    assert status == 0, err  # `A` and `B`: two raters
 
 
 def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_imported(

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from poemetric.analysis.experts import ATTENTION_QUESTION, ExpertRatingsError
+from poemetric.analysis.expert_rows import ATTENTION_QUESTION
+from poemetric.analysis.experts import ExpertRatingsError
 from poemetric.store import RunStore
 from poemetric.text.plural import counted, plural
 

@@ -24,15 +24,22 @@ from __future__ import annotations
 import shlex
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from poemetric.analysis.expert_columns import item_renames, misnamed_items_message
 from poemetric.analysis.expert_poems import PoemResolver, ok_generations
+from poemetric.analysis.expert_rows import (
+    COMMENT_KEYS,
+    ExpertAnswer,
+    exported_row,
+    item_key,
+    long_row,
+    wide_row,
+)
 from poemetric.data.io import DatasetError, RawRecord, RawTable
-from poemetric.questionnaire import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
+from poemetric.questionnaire import DIMENSIONS, DIMENSIONS_BY_KEY
 from poemetric.reliability.header_hints import EXPERT_SPELLINGS, header_renames, rename_hint
 from poemetric.reliability.io import (
     RATER_COLUMNS,
@@ -41,17 +48,13 @@ from poemetric.reliability.io import (
     read_ratings_table,
     score_text,
 )
+from poemetric.reliability.rater_spellings import spelled_apart, spelled_apart_message
 from poemetric.store import RunStore
 from poemetric.text.plural import plural
 
 EXPERTS_JUDGE = "experts"
-#: The comment key that explains each commented dimension.
-COMMENT_OF = {QUESTION_FIELDS[c.about]: c.key for c in COMMENTS}
-COMMENT_KEYS = tuple(c.key for c in COMMENTS)
 #: The columns of `poemetric export survey_answers` that mark that format.
 EXPORTED_COLUMNS = {"rater_id", "generation_id", "question"}
-#: The survey's instructed-response item (poemetric.survey.tasks.ATTENTION_KEY).
-ATTENTION_QUESTION = "attention_check"
 #: The columns that hold a score (long and exported files; wide files).
 SCORE_COLUMNS = {"score", *(d.key for d in DIMENSIONS)}
 FRAME_COLUMNS = [
@@ -77,18 +80,6 @@ def one_expert_source(experts: str | Path | None, survey: str | None) -> None:
             f"--experts {experts} and --survey {survey} both choose the expert ratings (a file, "
             "or one of the run's stored surveys): give one"
         )
-
-
-@dataclass(frozen=True)
-class ExpertAnswer:
-    """One answer: a dimension score (0 = N/A) or a comment (`question` = comment key)."""
-
-    line: int
-    expert: str
-    generation_id: str
-    question: str
-    score: float | None = None
-    text: str | None = None
 
 
 def expert_header(names: set[str]) -> bool:
@@ -163,20 +154,20 @@ def read_expert_answers(
             if len(surveys) > 1:
                 expert = f"{raw.get('survey_id', '')}:{expert}"
             problems_before = len(problems)
-            rows = _exported_row(raw, record.line, expert, generation_id, where, problems)
+            rows = exported_row(raw, record.line, expert, generation_id, where, problems)
             if not rows and len(problems) == problems_before and skipped is not None:
                 empty = "comment" if raw.get("question") in COMMENT_KEYS else "score"
                 skipped[f"an empty {empty}"] += 1
             key = (expert, generation_id, raw.get("question", ""))
             duplicate = f"rater {expert!r} answered {key[2]!r} of poem {generation_id}"
         elif long_format:
-            rows = _long_row(raw, record.line, expert, generation_id, where, problems)
+            rows = long_row(raw, record.line, expert, generation_id, where, problems)
             # The item by its key: `form` and its question number `1` are the same item.
             item_text = raw.get("item", "")
-            key = (expert, generation_id, _item_key(item_text) or item_text)
+            key = (expert, generation_id, item_key(item_text) or item_text)
             duplicate = f"{rater_column} {expert!r} rated item {key[2]!r} of poem {generation_id}"
         else:
-            rows = _wide_row(raw, record.line, expert, generation_id, where, problems)
+            rows = wide_row(raw, record.line, expert, generation_id, where, problems)
             key = (expert, generation_id)
             duplicate = f"expert {expert!r} rated poem {generation_id}"
         if key in seen:
@@ -207,107 +198,6 @@ def _refuse_unreadable(path: Path, table: RawTable) -> None:
 
 def _keys(records: Iterable[RawRecord]) -> set[str]:
     return {key for record in records for key in record.values}
-
-
-def _item_key(text: str) -> str | None:
-    """The dimension key an `item` cell names (a key or its question number), else None."""
-    item = QUESTION_FIELDS.get(int(text)) if text.isdigit() else text
-    return item if item in DIMENSIONS_BY_KEY else None
-
-
-def _long_row(
-    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
-) -> list[ExpertAnswer]:
-    text = raw.get("item", "")
-    item = _item_key(text)
-    if item not in DIMENSIONS_BY_KEY:
-        problems.append(
-            f"{where}: item {text!r} is not one of "
-            + ", ".join(d.key for d in DIMENSIONS)
-            + " (or their question numbers)"
-        )
-        return []
-    rows = []
-    score = _read_score(raw.get("score", ""), item, where, problems)
-    if score is not None:
-        rows.append(ExpertAnswer(line, expert, gid, item, score=score))
-    comment = raw.get("comment", "")
-    if comment:
-        if item not in COMMENT_OF:
-            problems.append(f"{where}: only {', '.join(COMMENT_OF)} take a comment, not {item!r}")
-        else:
-            rows.append(ExpertAnswer(line, expert, gid, COMMENT_OF[item], text=comment))
-    return rows
-
-
-def _exported_row(
-    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
-) -> list[ExpertAnswer]:
-    """A row of `poemetric export survey_answers`: a score, a comment, or an attention check's
-    answer (stored by `survey import`, never in the ratings; the file lacks the answer each
-    check asked for, so the survey it is imported into cannot judge it)."""
-    question = raw.get("question", "")
-    if question == ATTENTION_QUESTION:
-        text = raw.get("score", "")
-        try:
-            score = float(text) if text else None
-        except ValueError:
-            problems.append(f"{where}: {question} = {text!r} is not a number")
-            return []
-        return [] if score is None else [ExpertAnswer(line, expert, gid, question, score=score)]
-    if question in DIMENSIONS_BY_KEY:
-        score = _read_score(raw.get("score", ""), question, where, problems)
-        return [] if score is None else [ExpertAnswer(line, expert, gid, question, score=score)]
-    if question in COMMENT_KEYS:
-        text = raw.get("text", "")
-        return [ExpertAnswer(line, expert, gid, question, text=text)] if text else []
-    problems.append(
-        f"{where}: question {question!r} is not one of "
-        + ", ".join([*(d.key for d in DIMENSIONS), *COMMENT_KEYS, ATTENTION_QUESTION])
-    )
-    return []
-
-
-def _wide_row(
-    raw: dict[str, str], line: int, expert: str, gid: str, where: str, problems: list[str]
-) -> list[ExpertAnswer]:
-    rows = []
-    for dimension in DIMENSIONS:
-        score = _read_score(raw.get(dimension.key, ""), dimension.key, where, problems)
-        if score is not None:
-            rows.append(ExpertAnswer(line, expert, gid, dimension.key, score=score))
-    for comment in COMMENTS:
-        if raw.get(comment.key):
-            rows.append(ExpertAnswer(line, expert, gid, comment.key, text=raw[comment.key]))
-    return rows
-
-
-def _read_score(text: str, key: str, where: str, problems: list[str]) -> float | None:
-    """The score of a cell (None = not rated); N/A reads as 0 where the item offers it."""
-    if text == "":
-        return None
-    allows_na = DIMENSIONS_BY_KEY[key].allows_na
-    if text.lower() in ("n/a", "na"):
-        if allows_na:
-            return 0.0
-        problems.append(f"{where}: {key} = {text!r}: N/A only for imagery and literary_devices")
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        problems.append(f"{where}: {key} = {text!r} is not a number")
-        return None
-    low = 0 if allows_na else 1
-    if not value.is_integer() and low <= value <= 5:  # "3.5 is outside 1-5" said before
-        problems.append(f"{where}: {key} = {text!r} is not a whole number; the scale is {low}-5")
-        return None
-    if not value.is_integer() or not low <= value <= 5:
-        problems.append(
-            f"{where}: {key} = {text!r} is outside {low}-5 "
-            "(0 = N/A only for imagery and literary_devices)"
-        )
-        return None
-    return value
 
 
 def ratings_frame(answers: Iterable[ExpertAnswer], store: RunStore) -> pd.DataFrame:
@@ -341,12 +231,25 @@ def load_expert_ratings(
     (float; NaN = not rated; 0 = N/A). A file without a score (a header, an unfilled template)
     is an error: the expert tables asked for would be missing.
     """
-    ratings = ratings_frame(read_expert_answers(path, store, warnings), store)
+    answers = read_expert_answers(path, store, warnings)
+    first_lines: dict[str, int] = {}
+    for answer in answers:
+        first_lines.setdefault(answer.expert, answer.line)
+    if apart := spelled_apart(first_lines, survey_raters(store)):
+        raise ExpertRatingsError(spelled_apart_message(path, apart, "run again; nothing read"))
+    ratings = ratings_frame(answers, store)
     if ratings.empty:
         raise ExpertRatingsError(
             f"{path}: no expert scores: no row has a score (an unfilled template?)"
         )
     return ratings
+
+
+def survey_raters(store: RunStore) -> set[str]:
+    """The raters of the run's surveys, each also as `survey:rater` (an exported file of several
+    surveys names them so): a survey may have `Cy` and `cy` as two raters."""
+    rows = store.query("SELECT survey_id, rater_id FROM survey_raters")
+    return {str(r["rater_id"]) for r in rows} | {f"{r['survey_id']}:{r['rater_id']}" for r in rows}
 
 
 def stored_expert_ratings(store: RunStore, survey: str | None = None) -> pd.DataFrame:

@@ -18,9 +18,9 @@ from poemetric.analysis.attention import (
 from poemetric.analysis.data import (
     RunData,
     load_run_data,
-    not_poems_by_author,
     not_poems_note,
     poems_only,
+    poems_only_caption,
 )
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
@@ -274,13 +274,10 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
 def _say_poems_only(result: AnalysisResult, generations: pd.DataFrame, tables: list[str]) -> None:
     """Add to the captions of `tables` the answers they leave out as not poems, per author by
     display name, as the tables' rows and the figures' captions name them."""
-    left_out = not_poems_by_author(generations, result.labels.author)
-    if left_out:
-        for name in tables:
-            result.captions[name] = (
-                f"{result.caption(name)}; over the poems only, without the answers that are not "
-                f"poems ({left_out})"
-            )
+    for name in tables:
+        result.captions[name] = poems_only_caption(
+            result.caption(name), generations, result.labels.author
+        )
 
 
 def _no_judge_tables_note(store: RunStore) -> str:

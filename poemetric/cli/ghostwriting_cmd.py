@@ -146,14 +146,18 @@ def metrics_command(
 
         poemetric ghostwriting metrics --run runs/paper --raplyzer-phonetics espeak
     """
+    from poemetric.analysis.labels import run_labels
     from poemetric.analysis.run import PER_POEM_TABLES
-    from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
     from poemetric.ghostwriting.metrics import GhostwritingOptions
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable
     from poemetric.ghostwriting.references import ReferenceCorpusError, load_reference_corpora
-    from poemetric.ghostwriting.tables import ghostwriting_tables
+    from poemetric.ghostwriting.tables import (
+        ghostwriting_caption,
+        ghostwriting_tables,
+        load_generations,
+    )
     from poemetric.progress_lines import step_progress
-    from poemetric.tables.write import TABLE_FORMATS, write_table
+    from poemetric.tables.write import presentable, write_table
 
     if no_dataset and not reference:
         raise error_exit(
@@ -183,24 +187,22 @@ def metrics_command(
         window_lines=window,
     )
     with existing_run(run) as store:
+        generations, labels = load_generations(store), run_labels(store)
         try:
             with step_progress(enabled=progress) as shown:
-                result = ghostwriting_tables(store, options=options, progress=shown)
+                result = ghostwriting_tables(store, generations, options, progress=shown)
         except EspeakUnavailable as error:
             raise error_exit(error) from error
         if "ghostwriting" not in result.tables:
             raise no_poems_yet(run, store)
-    written = [
-        path
-        for name, frame in result.tables.items()
-        for path in write_table(
-            frame,
-            destination,
-            name,
-            caption=GHOSTWRITING_CAPTIONS[name],
-            formats=("csv",) if name in PER_POEM_TABLES else TABLE_FORMATS,
-        )
-    ]
+    written: list[Path] = []
+    for name, frame in result.tables.items():  # written as `analyze` writes them
+        if name in PER_POEM_TABLES:
+            written += write_table(frame, destination, name, formats=("csv",))
+            continue
+        caption = ghostwriting_caption(name, generations, labels.author)
+        shown_frame = presentable(frame, author_name=labels.author, rater_name=labels.judge)
+        written += write_table(frame, destination, name, caption=caption, shown=shown_frame)
     console.print(
         frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
     )

@@ -3,13 +3,16 @@ run report: `ghostwriting_tables(store)` returns them with their captions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from poemetric.analysis.data import not_poems_note, poems_only
+from poemetric.analysis.data import not_poems_note, poems_only, poems_only_caption
+from poemetric.analysis.table_captions import FIXED_INTERVALS
+from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
 from poemetric.ghostwriting.metrics import (
     DEFAULT_OPTIONS,
@@ -48,6 +51,18 @@ def load_generations(store: RunStore) -> pd.DataFrame:
         "WHERE g.status = 'ok' AND g.poem IS NOT NULL ORDER BY p.position, g.author, g.sample_index",
         store.conn,
     )
+
+
+def ghostwriting_caption(name: str, generations: pd.DataFrame, label: Callable[[str], str]) -> str:
+    """The caption `analyze` gives the ghostwriting table `name` of a run of `generations`
+    (`load_generations`): the per-author table's with the answers it leaves out as not poems,
+    per author named by `label` as its rows are, and its intervals."""
+    caption = GHOSTWRITING_CAPTIONS[name]
+    if name == "ghostwriting":
+        caption = poems_only_caption(caption, generations, label)
+    if note := FIXED_INTERVALS.get(name):
+        caption = f"{caption}; {note}"
+    return caption
 
 
 def ghostwriting_tables(

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from poemetric.probes.line_edits import delete_words, replace_end_word
 from poemetric.probes.pairs import OFFLINE_TASKS, Pair
 from poemetric.probes.poem import (
     Poem,
     RhymeInfo,
     RhymeSource,
-    Token,
     article_breaks,
     match_case,
     rhymes_with_any,
@@ -58,38 +58,6 @@ def _pos_of(poem: Poem, line: int) -> str | None:
     return word_pos(load_wordnet(), poem.end_words[line], previous_word(poem, line))
 
 
-Spaced = list[tuple[str, Token]]
-
-
-def spaced_tokens(poem: Poem, line: int) -> tuple[Spaced, str]:
-    """A line's tokens (`Poem.tokens`), each with the whitespace before it (the first: the
-    line's indent), and the whitespace after the last: an edit keeps every space it does not
-    touch. A line rebuilt with single spaces lost its indent and its double spaces, so the
-    corrupted text differed from the original by more than its corruption, in tokens a model
-    scores (21 of the 1,426 pairs of the `poemetric` dataset, seed 0)."""
-    text = poem.lines[line]
-    spaced: Spaced = []
-    position = 0
-    for part in text.split():
-        start = text.index(part, position)
-        spaced.append((text[position:start], Token.split(part)))
-        position = start + len(part)
-    return spaced, text[position:]
-
-
-def _joined(spaced: Spaced, tail: str) -> str:
-    return "".join(space + token.text for space, token in spaced) + tail
-
-
-def _replace_end_word(poem: Poem, line: int, word: str) -> str:
-    spaced, tail = spaced_tokens(poem, line)
-    index = poem.end_token_index(line)
-    assert index is not None
-    space, token = spaced[index]
-    spaced[index] = (space, Token(token.lead, word, token.trail))
-    return _joined(spaced, tail)
-
-
 def _indent(line: str) -> str:
     return line[: len(line) - len(line.lstrip())]
 
@@ -119,8 +87,8 @@ def rhyme_word_swap(
             continue  # "an eye" / "a sky" would become "a eye": a slip of grammar besides
         text = poem.with_lines(
             {
-                first: _replace_end_word(poem, first, match_case(word_b, word_a)),
-                second: _replace_end_word(poem, second, match_case(word_a, word_b)),
+                first: replace_end_word(poem, first, match_case(word_b, word_a)),
+                second: replace_end_word(poem, second, match_case(word_a, word_b)),
             }
         )
         out.append(
@@ -234,7 +202,7 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
                 lemmas = [synonym_lemma(wordnet, word), synonym_lemma(wordnet, option)]
         if chosen is None:
             continue
-        text = poem.with_lines({line: _replace_end_word(poem, line, match_case(chosen, word))})
+        text = poem.with_lines({line: replace_end_word(poem, line, match_case(chosen, word))})
         out.append(
             Corruption(
                 text,
@@ -255,48 +223,6 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
 
 
 # -- delete_k_rhyming / delete_k_nonrhyming -------------------------------------------------------
-def _delete(poem: Poem, targets: Sequence[tuple[int, int]]) -> str:
-    """Remove the words at (line, token) positions; their punctuation stays in place."""
-    replacements: dict[int, str] = {}
-    for line in sorted({line for line, _ in targets}):
-        spaced, tail = spaced_tokens(poem, line)
-        indent = spaced[0][0] if spaced else ""
-        doomed = {index for target_line, index in targets if target_line == line}
-        kept: Spaced = []
-        # An opening mark left by a deleted word (`"It` -> `"`), with the space before it,
-        # waiting for the next word kept.
-        carry, carry_space = "", ""
-        for index, (space, token) in enumerate(spaced):
-            if index not in doomed:
-                # The space before a deleted word goes with it; a line's first word kept
-                # takes the line's indent.
-                if carry:
-                    token, space = Token(carry + token.lead, token.core, token.trail), carry_space
-                    carry = ""
-                kept.append((space if kept else indent, token))
-                continue
-            # The deleted word's punctuation stays in reading order: a closing mark (a comma, a
-            # closing quote) with the word before it, an opening one with the word after it.
-            # What can go to neither (`"Hum!"`, a line's first `Water,`) stays where the word
-            # was, with its space: only the word's letters are removed, no space is moved.
-            if carry:
-                carry += token.lead + token.trail
-                if token.trail:
-                    kept.append((carry_space if kept else indent, Token(carry, "", "")))
-                    carry = ""
-            elif token.trail and not token.lead and kept:
-                last_space, last = kept[-1]
-                kept[-1] = (last_space, Token(last.lead, last.core, last.trail + token.trail))
-            elif token.lead and not token.trail:
-                carry, carry_space = token.lead, space
-            elif token.lead or token.trail:
-                kept.append((space if kept else indent, Token(token.lead + token.trail, "", "")))
-        if carry:
-            kept.append((carry_space if kept else indent, Token(carry, "", "")))
-        replacements[line] = _joined(kept, tail)
-    return poem.with_lines(replacements)
-
-
 def deletion(count: int, rhyming: bool) -> Builder:
     """Delete `count` words: line-end rhyme words (`rhyming`) or any other words (the limerick
     paper's 1/2/3-r and 1/2/3-nr tasks)."""
@@ -322,7 +248,7 @@ def deletion(count: int, rhyming: bool) -> Builder:
             words = [poem.tokens(line)[index].core for line, index in chosen]
             out.append(
                 Corruption(
-                    _delete(poem, chosen),
+                    delete_words(poem, chosen),
                     {
                         "deleted": [
                             {"line": line, "token": index, "word": word}

@@ -22,6 +22,7 @@ from poemetric.data.io import (
 )
 from poemetric.data.raw_table import place
 from poemetric.reliability.header_hints import RATINGS_SPELLINGS, header_renames, rename_hint
+from poemetric.reliability.rater_spellings import spelled_apart, spelled_apart_message
 from poemetric.reliability.ratings import NA_WORDS, Ratings, parse_score
 from poemetric.reliability.rows import Interned, RatingRows
 from poemetric.text.listing import first_few
@@ -261,6 +262,10 @@ def read_ratings(
     merged = np.asarray(
         [raters.number(f"{s}:{r}" if by_survey else r) for s, r in rows.raters.names], np.int32
     )
+    numbers, first = np.unique(merged[np.asarray(rows.rater, dtype=np.intp)], return_index=True)
+    first_lines = {raters.names[n]: rows.line[k] for n, k in zip(numbers, first, strict=True)}
+    if apart := spelled_apart(first_lines):
+        raise RatingsFileError(spelled_apart_message(path, apart, "run again; nothing read"))
     return _coded(
         path, table, rows, raters.names, merged, empty, na_value, scale, warnings, na_read
     )
