@@ -20,7 +20,7 @@ from test_provider_vllm import (
 )
 from test_provider_vllm import fake_vllm as fake_vllm  # the fixture
 
-from poemetric.providers.base import Completion
+from poemetric.providers.base import Completion, ProviderError
 from poemetric.providers.vllm_provider import VLLMProvider
 
 
@@ -108,3 +108,25 @@ def test_chat_template_kwargs_reach_the_template_on_vllm_before_0_9(
 
     (plain,) = batch(VLLMProvider(make_spec()), [request()])  # no template kwargs: `chat`
     assert isinstance(plain, Completion) and len(fake_vllm[1].chat_calls) == 1
+
+
+@pytest.mark.parametrize("finish_reason", ["abort", "error"])
+def test_an_output_the_engine_ended_is_asked_again(
+    fake_vllm: list[FakeLLM], monkeypatch: pytest.MonkeyPatch, finish_reason: str
+) -> None:
+    """vLLM ends a request it aborted ("abort") or failed ("error", V1's retryable
+    request-level failure) with whatever text it had: the adapter stored it as the model's
+    answer (cut or empty), which a run never asks again. It is now a retryable error; the
+    batch's other answers are kept."""
+    chat = FakeLLM.chat
+
+    def chat_with_a_failure(self: FakeLLM, *args: Any, **kwargs: Any) -> list[FakeRequestOutput]:
+        outputs = chat(self, *args, **kwargs)
+        outputs[1].outputs[0].finish_reason = finish_reason
+        return outputs
+
+    monkeypatch.setattr(FakeLLM, "chat", chat_with_a_failure)
+    kept, failed, also_kept = batch(VLLMProvider(make_spec()), [request(), request(), request()])
+    assert isinstance(kept, Completion) and isinstance(also_kept, Completion)
+    assert isinstance(failed, ProviderError) and failed.retryable
+    assert f"finish_reason {finish_reason!r}" in str(failed)

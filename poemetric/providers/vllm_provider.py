@@ -38,6 +38,7 @@ from poemetric.providers.template_think import (
 )
 from poemetric.providers.vllm_versions import (
     chat_takes_template_kwargs,
+    engine_failure,
     json_constraint,
     rendered_prompt,
 )
@@ -282,7 +283,10 @@ class VLLMProvider(InProcessBatchProvider):
                 results[index] = (
                     output
                     if isinstance(output, ProviderError)
-                    else self._to_completion(output, structured=structured)
+                    else engine_failure(
+                        output.outputs[0].finish_reason, getattr(output, "request_id", None)
+                    )
+                    or self._to_completion(output, structured=structured)
                 )
         return [
             r if r is not None else ProviderError("vllm: no result", retryable=True)

@@ -9,6 +9,9 @@ offline adapter (`vllm_provider`).
   `SamplingParams(structured_outputs=)` since vLLM PR #22772 (merged 2025-08-13),
   `GuidedDecodingParams` and `guided_decoding=` before (removed by PR #29326, late 2025)
   (`json_constraint`).
+- `RequestOutput.outputs[i].finish_reason`: "stop" and "length" in every release, "abort"
+  too; recent V1 engines also "error" (a request-level engine failure that vLLM calls
+  retryable) and "repetition". An aborted or failed request is no answer of the model's (`engine_failure`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ from types import ModuleType
 from typing import Any
 
 from poemetric.providers.base import ProviderError
+
+#: Finish reasons of a request the engine ended without an answer of the model's.
+ENGINE_FAILURES = frozenset({"abort", "error"})
 
 
 def chat_takes_template_kwargs(chat: Callable[..., Any]) -> bool:
@@ -59,4 +65,16 @@ def json_constraint(vllm: ModuleType) -> dict[str, Any]:
         "vllm: this vLLM has no guided decoding (StructuredOutputsParams or "
         "GuidedDecodingParams); set `structured: off` in the judge file",
         retryable=False,
+    )
+
+
+def engine_failure(finish_reason: str | None, request_id: Any) -> ProviderError | None:
+    """A retryable error for an output the engine aborted or failed ("abort", "error"): its
+    text, if any, is no answer to store (a stored answer is never asked again); else None."""
+    if (finish_reason or "").lower() not in ENGINE_FAILURES:
+        return None
+    return ProviderError(
+        f"vllm: the engine ended request {request_id} with finish_reason {finish_reason!r} "
+        "(no answer of the model's); asked again",
+        retryable=True,
     )
