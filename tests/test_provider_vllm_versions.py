@@ -130,3 +130,26 @@ def test_an_output_the_engine_ended_is_asked_again(
     assert isinstance(kept, Completion) and isinstance(also_kept, Completion)
     assert isinstance(failed, ProviderError) and failed.retryable
     assert f"finish_reason {finish_reason!r}" in str(failed)
+
+
+def test_an_engine_load_failing_with_any_exception_is_tried_once(
+    fake_vllm: list[FakeLLM], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only ValueError, TypeError, OSError and RuntimeError from `vllm.LLM(...)` made a failed
+    load final; vLLM also fails with its own asserts (AssertionError) and, with a transformers
+    release it does not match, AttributeError or ImportError. Those were tried again for every
+    chunk (4 loads for 6 jobs in chunks of 2, each minutes for a big model)."""
+    attempts: list[dict[str, Any]] = []
+
+    def failing_llm(**kwargs: Any) -> FakeLLM:
+        attempts.append(kwargs)
+        raise AttributeError("'Qwen3Config' object has no attribute 'rope_scaling'")
+
+    monkeypatch.setattr(sys.modules["vllm"], "LLM", failing_llm)
+    provider = VLLMProvider(make_spec())
+    provider.load()
+    results = [*batch(provider, [request(), request()]), *batch(provider, [request()])]
+    assert len(attempts) == 1
+    for result in results:
+        assert isinstance(result, ProviderError) and not result.retryable
+        assert "could not load '/models/qwen3-8b': AttributeError: 'Qwen3Config'" in str(result)

@@ -154,7 +154,7 @@ class VLLMProvider(InProcessBatchProvider):
             log.info("loading vLLM engine for %s", self.spec.model)
             try:
                 self._llm = self.vllm.LLM(**kwargs)
-            except (ValueError, TypeError, OSError, RuntimeError) as error:
+            except Exception as error:  # vLLM's own asserts, a transformers mismatch, ...
                 self._load_error = ProviderError(
                     f"vllm: could not load {self.spec.model!r}: {type(error).__name__}: {error}",
                     retryable=False,
