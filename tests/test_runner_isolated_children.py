@@ -8,6 +8,8 @@ import dataclasses
 import json
 import multiprocessing
 import os
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
@@ -24,6 +26,7 @@ from test_runner_support import (
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import Completion, GenerationRequest, ProviderError
 from poemetric.providers.registry import register_provider
+from poemetric.runner import isolation
 
 
 class EngineWithWorkerProcess(IsolatedProvider):
@@ -79,3 +82,29 @@ def test_isolated_engines_may_start_processes_and_a_dead_one_does_not_hang_the_s
     assert worked.ok == 2
     raws = [json.loads(r["raw_response"]) for r in generation_rows(store, "gpu-engine")]
     assert [r["worker_exit"] for r in raws] == [0, 0] and raws[0]["pid"] != os.getpid()
+
+
+class EngineThatLingers(IsolatedProvider):
+    """An engine that leaves a thread running, so that its process cannot exit."""
+
+    name: ClassVar[str] = "engine-that-lingers"
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        threading.Thread(target=time.sleep, args=(600,), daemon=False).start()
+        return [Completion(text="poem") for _ in requests]
+
+
+@pytest.mark.timeout(60)
+def test_a_model_process_that_reported_but_cannot_exit_is_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's process is waited for after its report only `EXIT_GRACE_S` (an engine's
+    teardown may hang), then terminated, as a Pool's worker was at once."""
+    monkeypatch.setattr(isolation, "EXIT_GRACE_S", 0.2)
+    register_provider("engine-that-lingers", EngineThatLingers)
+    store = prepared_store(tmp_path, poems=1)
+    spec = scripted_spec(name="lingers", provider="engine-that-lingers", model="local")
+    (model,) = run_generation(store, [spec], options=FAST).models
+    assert model.ok == 1

@@ -29,6 +29,10 @@ def provider_target(spec: ModelSpec) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+#: Seconds a model's process that has reported may take to exit before it is terminated.
+EXIT_GRACE_S = 60.0
+
+
 def spawn_isolated(
     entry: ChildEntry, store: RunStore, spec: ModelSpec, options: RunnerOptions
 ) -> ModelReport:
@@ -63,7 +67,10 @@ def spawn_isolated(
         raise
     finally:
         receiving.close()
-    child.join()
+    child.join(EXIT_GRACE_S)
+    if child.is_alive():  # reported, but its teardown hangs (a thread or process left behind)
+        child.terminate()
+        child.join()
     if not succeeded:
         raise value from ChildTraceback(where)
     return ModelReport.from_dict(value)
