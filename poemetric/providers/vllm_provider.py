@@ -36,6 +36,12 @@ from poemetric.providers.template_think import (
     template_opening,
     with_template_opening,
 )
+from poemetric.providers.vllm_versions import (
+    chat_takes_template_kwargs,
+    engine_failure,
+    json_constraint,
+    rendered_prompt,
+)
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +154,7 @@ class VLLMProvider(InProcessBatchProvider):
             log.info("loading vLLM engine for %s", self.spec.model)
             try:
                 self._llm = self.vllm.LLM(**kwargs)
-            except (ValueError, TypeError, OSError, RuntimeError) as error:
+            except Exception as error:  # vLLM's own asserts, a transformers mismatch, ...
                 self._load_error = ProviderError(
                     f"vllm: could not load {self.spec.model!r}: {type(error).__name__}: {error}",
                     retryable=False,
@@ -220,20 +226,12 @@ class VLLMProvider(InProcessBatchProvider):
             ) from error
 
     def guided_json(self, schema: dict[str, Any]) -> dict[str, Any]:
-        """The SamplingParams field that constrains decoding to `schema` (vLLM >= 0.11 calls it
-        `structured_outputs`, earlier releases `guided_decoding`)."""
-        params = getattr(self.vllm, "sampling_params", None)
-        structured = getattr(params, "StructuredOutputsParams", None)
-        if structured is not None:
-            return {"structured_outputs": structured(json=schema)}
-        guided = getattr(params, "GuidedDecodingParams", None)
-        if guided is not None:
-            return {"guided_decoding": guided(json=schema)}
-        raise ProviderError(
-            "vllm: this vLLM has no guided decoding (StructuredOutputsParams or "
-            "GuidedDecodingParams); set `structured: off` in the judge file",
-            retryable=False,
-        )
+        """The SamplingParams field that constrains decoding to `schema`, as this vLLM names it
+        (`structured_outputs`, earlier `guided_decoding`: `vllm_versions.json_constraint`)."""
+        return {
+            field: constraint(json=schema)
+            for field, constraint in json_constraint(self.vllm).items()
+        }
 
     def default_max_tokens(self, conversation: list[dict[str, str]]) -> int:
         configured = self.spec.options.get("default_max_tokens")
@@ -285,7 +283,10 @@ class VLLMProvider(InProcessBatchProvider):
                 results[index] = (
                     output
                     if isinstance(output, ProviderError)
-                    else self._to_completion(output, structured=structured)
+                    else engine_failure(
+                        output.outputs[0].finish_reason, getattr(output, "request_id", None)
+                    )
+                    or self._to_completion(output, structured=structured)
                 )
         return [
             r if r is not None else ProviderError("vllm: no result", retryable=True)
@@ -293,12 +294,22 @@ class VLLMProvider(InProcessBatchProvider):
         ]
 
     def _chat(self, conversations: list[list[dict[str, str]]], params: list[Any]) -> list[Any]:
-        kwargs: dict[str, Any] = {"use_tqdm": False}
+        """`llm.chat`; with `chat_template_kwargs` on a vLLM whose `chat` does not take them
+        (before 0.9), the prompts rendered as its `chat` would and sent to `llm.generate`."""
         template_kwargs = self.spec.options.get("chat_template_kwargs")
-        if template_kwargs:
-            kwargs["chat_template_kwargs"] = template_kwargs
         try:
-            outputs = list(self.llm.chat(conversations, params, **kwargs))
+            if not template_kwargs:
+                outputs = list(self.llm.chat(conversations, params, use_tqdm=False))
+            elif chat_takes_template_kwargs(self.llm.chat):
+                outputs = list(
+                    self.llm.chat(
+                        conversations, params, use_tqdm=False, chat_template_kwargs=template_kwargs
+                    )
+                )
+            else:
+                tokenizer = self.llm.get_tokenizer()
+                prompts = [rendered_prompt(tokenizer, c, template_kwargs) for c in conversations]
+                outputs = list(self.llm.generate(prompts, params, use_tqdm=False))
         except ProviderError:
             raise
         except Exception as error:  # vLLM raises plain ValueError/RuntimeError

@@ -9,7 +9,10 @@ the child (`register_target`) and runs the stage there for that one model.
 from __future__ import annotations
 
 import multiprocessing
+import pickle
+import traceback
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import ModelSpec
@@ -26,17 +29,73 @@ def provider_target(spec: ModelSpec) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+#: Seconds a model's process that has reported may take to exit before it is terminated.
+EXIT_GRACE_S = 60.0
+
+
 def spawn_isolated(
     entry: ChildEntry, store: RunStore, spec: ModelSpec, options: RunnerOptions
 ) -> ModelReport:
-    """Run one model in a fresh 'spawn' child process (its GPU memory is freed on exit)."""
+    """Run one model in a fresh 'spawn' child process (its GPU memory is freed on exit).
+
+    Not a `multiprocessing.Pool` worker: those are daemonic, and a daemonic process may start
+    no process of its own, which vLLM's engine does (its V1 engine core, its tensor-parallel
+    workers). The child sends its report, or its exception, back through a pipe; a child that
+    dies without either (killed, a crash in native code) leaves the model not run, with its exit
+    code, and the stage goes on to the next model."""
     context = multiprocessing.get_context("spawn")
-    with context.Pool(processes=1, maxtasksperchild=1) as pool:
-        result = pool.apply(
-            entry,
-            (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec)),
+    receiving, sending = context.Pipe(duplex=False)
+    arguments = (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec))
+    child = context.Process(target=_child_main, args=(sending, entry, arguments), daemon=False)
+    child.start()
+    sending.close()  # the child holds the only sending end: its exit ends `recv` with EOFError
+    try:
+        succeeded, value, where = receiving.recv()
+    except EOFError:  # a Pool's `apply` waited for ever
+        child.join()
+        return ModelReport(
+            spec.name,
+            spec.provider,
+            not_run=f"its process ended (exit code {child.exitcode}) before it reported: a "
+            "crash (e.g. of the GPU engine) or a kill; what it stored is kept and the rest "
+            "stays pending for the next run",
+            stopped_mid_run=True,
         )
-    return ModelReport.from_dict(result)
+    except BaseException:  # a stop in this process: the child goes too, as a Pool's did
+        child.terminate()
+        child.join()
+        raise
+    finally:
+        receiving.close()
+    child.join(EXIT_GRACE_S)
+    if child.is_alive():  # reported, but its teardown hangs (a thread or process left behind)
+        child.terminate()
+        child.join()
+    if not succeeded:
+        raise value from ChildTraceback(where)
+    return ModelReport.from_dict(value)
+
+
+def _child_main(sending: Connection, entry: ChildEntry, arguments: tuple[Any, ...]) -> None:
+    """The child process: run `entry`; send back `(True, report, "")`, or `(False, exception,
+    its traceback)` (an exception that cannot travel between processes as a RuntimeError)."""
+    try:
+        outcome: tuple[bool, Any, str] = (True, entry(*arguments), "")
+    except BaseException as error:
+        where = "".join(traceback.format_exception(error))
+        try:
+            pickle.loads(pickle.dumps(error))
+            outcome = (False, error, where)
+        except Exception:
+            outcome = (False, RuntimeError(f"{type(error).__name__}: {error}"), where)
+    try:
+        sending.send(outcome)
+    finally:
+        sending.close()
+
+
+class ChildTraceback(Exception):
+    """Where an exception raised in the model's process came from (its traceback, as text)."""
 
 
 def report_in_child(
