@@ -171,8 +171,21 @@ figures: install  ## Publication figures from a run
 report: install  ## The run report: RUN/report/index.html (poem browser; large runs: + index_files/)
 	$(need_run)$(POEMETRIC) report --run $(call q,$(RUN)) $(judge_opt) $(ARGS)
 
-test: install lint typecheck  ## Lint, type-check and run the test suite
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)
+# mypy (about 40 s on one core) runs beside the tests, not before them: it uses one core, and
+# the two test workers leave one idle at times (tests waiting on a server, a subprocess or a
+# timeout; the last file of one worker), so together they end sooner than one after the other.
+# Its report follows the tests'; either failing fails the target. Ctrl-C stops both.
+pytest_command = $(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15 $(ARGS)
+
+test: install lint  ## Lint, type-check and run the test suite
+	@typing_log=$$(mktemp) || exit 1; \
+	trap 'kill $$typing 2>/dev/null; rm -f "$$typing_log"' EXIT; trap 'exit 130' INT TERM; \
+	printf '%s\n' '$(BIN)/mypy (beside the tests: its report follows theirs)' $(call q,$(pytest_command)); \
+	$(BIN)/mypy > "$$typing_log" 2>&1 & typing=$$!; \
+	$(pytest_command); tests=$$?; \
+	wait $$typing; typed=$$?; \
+	echo '$(BIN)/mypy'; cat "$$typing_log"; \
+	if [ $$tests -ne 0 ]; then exit $$tests; fi; exit $$typed
 
 lint: install  ## ruff
 	$(BIN)/ruff check poemetric tests bench

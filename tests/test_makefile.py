@@ -526,3 +526,30 @@ def test_torch_index_installs_pytorch_from_the_index_it_names(tmp_path: Path) ->
         "--index-url", index, "torch==2.13.0",
     ]  # fmt: skip
     assert "--index-url" not in torch_line()
+
+
+@pytest.mark.parametrize(
+    ("tests_status", "mypy_status", "expected"), [(0, 0, 0), (0, 1, 1), (1, 0, 1), (2, 1, 2)]
+)
+def test_make_test_runs_mypy_beside_the_tests_and_fails_when_either_fails(
+    tmp_path: Path, tests_status: int, mypy_status: int, expected: int
+) -> None:
+    """mypy runs beside pytest (not before it, on one core while the other idled): its report
+    follows the tests', and either failing fails `make test` (the tests' status first). The
+    venv's tools are stand-ins that print and exit as told, so the Makefile's own logic runs."""
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    tools = {
+        "ruff": "exit 0",
+        "mypy": f"sleep 0.3; echo 'mypy report'; exit {mypy_status}",
+        "python": f'echo "tests $*"; exit {tests_status}',
+    }
+    for name, body in tools.items():
+        (bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
+        (bin_dir / name).chmod(0o755)
+    done = _make("test", "ARGS=tests/test_x.py", venv=str(tmp_path / "venv"))
+    assert done.returncode == (0 if expected == 0 else 2), done.stderr  # make's own status
+    assert f"Error {expected}" in done.stderr if expected else done.stderr == ""
+    out = done.stdout
+    assert "tests -m pytest -q -n 2 --dist loadfile --durations=15 tests/test_x.py" in out
+    assert out.index("tests -m pytest") < out.index("mypy report")  # after the tests' output
