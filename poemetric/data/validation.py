@@ -110,7 +110,8 @@ def validate_file(
 def _whole_file(report: ValidationReport, table: RawTable, data: bytes) -> None:
     """Keep only the diagnosis of a problem of the whole file (see `file_problems`)."""
     if table.file_error:
-        report.whole_file = "it could not be read"
+        report.whole_file = table.file_error_why
+        report.records_found = table.records_found
         return
     wrong = wrong_separator(table) if report.column_problems else None
     if wrong is None:
