@@ -162,7 +162,7 @@ def test_a_json_document_saved_as_jsonl_is_one_problem(
     tmp_path: Path, indent: int | None, records: int, said: str, counted: str
 ) -> None:
     """`json.dump(records, f, indent=2)` into a .jsonl file was one "bad JSON" error per line
-    of the file (some 190 here), a one-line list "expected a JSON object per line", and neither
+    of the file (173 here), a one-line list "expected a JSON object per line", and neither
     said how to write JSON Lines."""
     rows = _records(_write(tmp_path / "poems.csv"))
     path = tmp_path / "poems.jsonl"
