@@ -196,3 +196,20 @@ def test_a_json_file_is_told_how_to_write_json_lines(tmp_path: Path) -> None:
         f"error: {path}: unsupported file type '.json': write one JSON object per line to a "
         ".jsonl file (pandas: df.to_json(path, orient='records', lines=True))"
     )
+
+
+def test_a_header_repeated_where_two_files_were_joined_is_one_problem(tmp_path: Path) -> None:
+    """`cat a.csv b.csv`: the second header was three errors on its line (form 'form', the
+    rhyme pattern 'rhyme_pattern', ...), none saying what the line is."""
+    text = _write(tmp_path / "a.csv").read_text(encoding="utf-8")
+    path = tmp_path / "poems.csv"
+    path.write_text(text + text.replace("The ", "Another "), encoding="utf-8")
+    header_line = text.count("\n") + 1
+    status, output = _validate(path)
+    lines = [line for line in output if not line.startswith("warning: ")]
+    assert status == 1
+    assert lines == [
+        f"{path}:{header_line}: -: the header again (files joined, each with its header?): "
+        "delete the line",
+        f"1 problem in {path}: 38 of 39 records valid",
+    ]

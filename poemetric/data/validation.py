@@ -125,6 +125,12 @@ def _whole_file(report: ValidationReport, table: RawTable, data: bytes) -> None:
     report.records_found = records_with_separator(data, wrong.separator)
 
 
+def _repeats_header(values: dict[str, Any]) -> bool:
+    """Whether a CSV record is the header written again, as where two exports are joined (it
+    was three errors on its line: form 'form', year 'year', rhyme pattern 'rhyme_pattern')."""
+    return all(str(values.get(column, "")).strip() == column for column in ("form", "content"))
+
+
 def _check_records(table: RawTable, report: ValidationReport) -> None:
     file = str(table.path)
     table_issues = len(report.issues)
@@ -231,6 +237,10 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
         misnamed = None if table.header_read else _keys_absent(record, table.columns, keyless_lines)
         if misnamed:
             report.issues.append(ValidationIssue(file, record.line, *misnamed, unit=table.unit))
+        if table.header_read and _repeats_header(record.values):
+            reason = "the header again (files joined, each with its header?): delete the line"
+            report.issues.append(ValidationIssue(file, record.line, None, reason, unit=table.unit))
+            continue
         try:
             poem = Poem.model_validate(record.values)
         except ValidationError as error:
