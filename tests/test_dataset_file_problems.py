@@ -213,3 +213,26 @@ def test_a_header_repeated_where_two_files_were_joined_is_one_problem(tmp_path: 
         "delete the line",
         f"1 problem in {path}: 38 of 39 records valid",
     ]
+
+
+def test_a_broken_json_document_is_parsed_whole_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bad line is still its own error; the whole text is tried as one JSON document only
+    at the first record's line, not once per bad line (quadratic in a large broken document)."""
+    from poemetric.data import json_document
+
+    rows = _records(_write(tmp_path / "poems.csv"))
+    path = tmp_path / "poems.jsonl"
+    path.write_text(json.dumps(rows, indent=2)[:-1], encoding="utf-8")  # its closing ] lost
+    whole = json_document.json_document
+    calls: list[int] = []
+
+    def counted(text: str) -> json_document.JsonDocument | None:
+        calls.append(len(text))
+        return whole(text)
+
+    monkeypatch.setattr(json_document, "json_document", counted)
+    status, lines = _validate(path)
+    assert status == 1 and len(calls) == 1
+    assert lines[-1] == f"172 problems in {path}: 0 of 172 records valid (172 could not be read)"

@@ -293,11 +293,14 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
     for number, line in enumerate(newline_split(text), start=1):
         if not line.strip():
             continue
+        # Only the first record's line can start a JSON document: a file of bad lines is not
+        # parsed whole once per line (quadratic in a large broken document).
+        at_first, first = first, False
         twice: list[str] = []
         try:
             value = json.loads(line, object_pairs_hook=functools.partial(json_object, twice=twice))
         except json.JSONDecodeError as error:
-            if first and one_document(table, text, number):
+            if at_first and one_document(table, text, number):
                 return
             table.unreadable += 1
             # json's message alone can end mid-sentence ("Unterminated string starting at").
@@ -306,7 +309,7 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
             table.issues.append(ValidationIssue(str(path), number, None, reason))
             continue
         if not isinstance(value, dict):
-            if first and one_document(table, text, number):
+            if at_first and one_document(table, text, number):
                 return
             table.unreadable += 1
             table.issues.append(
@@ -324,7 +327,6 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
                 )
             table.issues.append(ValidationIssue(str(path), number, column, reason))
             continue
-        first = False
         seen.update(dict.fromkeys(value))
         yield RawRecord(number, value)
     table.columns = list(seen)
