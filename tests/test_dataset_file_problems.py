@@ -142,3 +142,97 @@ def test_form_check_counts_one_row_as_one_row(tmp_path: Path) -> None:
                            env=WIDE)  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "1 row, 0 could not be checked" in result.output  # was "1 rows"
+
+
+def _records(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize(
+    ("indent", "records", "said", "counted"),
+    [
+        (None, 19, "a JSON list of 19 objects", "none of its 19 records was checked"),
+        (2, 19, "a JSON list of 19 objects", "none of its 19 records was checked"),
+        (2, 1, "one JSON object written over several lines", "its one record was not checked"),
+    ],
+    ids=["one-line list", "indented list", "indented object"],
+)
+def test_a_json_document_saved_as_jsonl_is_one_problem(
+    tmp_path: Path, indent: int | None, records: int, said: str, counted: str
+) -> None:
+    """`json.dump(records, f, indent=2)` into a .jsonl file was one "bad JSON" error per line
+    of the file (173 here), a one-line list "expected a JSON object per line", and neither
+    said how to write JSON Lines."""
+    rows = _records(_write(tmp_path / "poems.csv"))
+    path = tmp_path / "poems.jsonl"
+    document = rows if records > 1 else rows[0]
+    path.write_text(json.dumps(document, indent=indent), encoding="utf-8")
+    status, lines = _validate(path)
+    assert status == 1
+    assert lines == [
+        f"{path}:1: -: the file is {said}, not one object per line: write one JSON object per "
+        "line to a .jsonl file (pandas: df.to_json(path, orient='records', lines=True))",
+        f"1 problem in {path}, with the whole file: it is not JSON Lines, so {counted}",
+    ]
+
+
+def test_json_lines_with_a_bad_first_line_still_reads_the_others(tmp_path: Path) -> None:
+    rows = _records(_write(tmp_path / "poems.csv"))
+    path = tmp_path / "poems.jsonl"
+    lines = ['{"form": "limerick",', *(json.dumps(row) for row in rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out = _validate(path)
+    assert status == 1 and out[0].startswith(f"{path}:1: -: bad JSON:")
+    assert out[1] == f"1 problem in {path}: 19 of 20 records valid (1 could not be read)"
+
+
+def test_a_json_file_is_told_how_to_write_json_lines(tmp_path: Path) -> None:
+    path = tmp_path / "poems.json"
+    path.write_text(json.dumps(_records(_write(tmp_path / "poems.csv"))), encoding="utf-8")
+    result = runner.invoke(app, ["dataset", "validate", str(path)], env=WIDE)
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"error: {path}: unsupported file type '.json': write one JSON object per line to a "
+        ".jsonl file (pandas: df.to_json(path, orient='records', lines=True))"
+    )
+
+
+def test_a_header_repeated_where_two_files_were_joined_is_one_problem(tmp_path: Path) -> None:
+    """`cat a.csv b.csv`: the second header was three errors on its line (form 'form', the
+    rhyme pattern 'rhyme_pattern', ...), none saying what the line is."""
+    text = _write(tmp_path / "a.csv").read_text(encoding="utf-8")
+    path = tmp_path / "poems.csv"
+    path.write_text(text + text.replace("The ", "Another "), encoding="utf-8")
+    header_line = text.count("\n") + 1
+    status, output = _validate(path)
+    lines = [line for line in output if not line.startswith("warning: ")]
+    assert status == 1
+    assert lines == [
+        f"{path}:{header_line}: -: the header again (files joined, each with its header?): "
+        "delete the line",
+        f"1 problem in {path}: 38 of 39 records valid",
+    ]
+
+
+def test_a_broken_json_document_is_parsed_whole_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every bad line is still its own error; the whole text is tried as one JSON document only
+    at the first record's line, not once per bad line (quadratic in a large broken document)."""
+    from poemetric.data import json_document
+
+    rows = _records(_write(tmp_path / "poems.csv"))
+    path = tmp_path / "poems.jsonl"
+    path.write_text(json.dumps(rows, indent=2)[:-1], encoding="utf-8")  # its closing ] lost
+    whole = json_document.json_document
+    calls: list[int] = []
+
+    def counted(text: str) -> json_document.JsonDocument | None:
+        calls.append(len(text))
+        return whole(text)
+
+    monkeypatch.setattr(json_document, "json_document", counted)
+    status, lines = _validate(path)
+    assert status == 1 and len(calls) == 1
+    assert lines[-1] == f"172 problems in {path}: 0 of 172 records valid (172 could not be read)"

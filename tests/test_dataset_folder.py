@@ -55,3 +55,22 @@ def test_the_card_of_a_folder_is_listed_after_its_data(tmp_path: Path) -> None:
     (tmp_path / "poems.csv").write_text("x\n", encoding="utf-8")
     line = _error(["dataset", "validate", str(tmp_path)])
     assert line.endswith(f"; the folder holds {tmp_path / 'poems.csv'}, {tmp_path / 'card.yaml'}")
+
+
+def test_a_folder_of_poems_as_text_files_is_told_how_to_make_a_dataset(tmp_path: Path) -> None:
+    """A folder of poems, one .txt file each, was told only to give a dataset file, and such a
+    file "unsupported file type '.txt'; use one of ...": neither said that a dataset is a
+    table of poems with their form and annotations."""
+    for name in ("one.txt", "two.txt", "three.md"):
+        (tmp_path / name).write_text("A line\nand another\n", encoding="utf-8")
+    how = (
+        "a dataset is one table of poems, each with its form, title, author, meter_pattern, "
+        "rhyme_pattern and theme (docs/datasets.md): put each poem's text in the content column "
+        "of a CSV file; `poemetric form scan FILE --form FORM` checks one poem's text"
+    )
+    line = _error(["dataset", "validate", str(tmp_path)])
+    assert line.endswith("/.parquet/.pq file; it holds 3 text files (poems?): " + how)
+    line = _error(["dataset", "validate", str(tmp_path / "one.txt")])
+    assert (
+        line == f"error: {tmp_path / 'one.txt'}: unsupported file type '.txt', a poem's text: {how}"
+    )

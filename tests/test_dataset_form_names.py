@@ -82,3 +82,19 @@ def test_an_empty_form_is_said_to_be_empty(tmp_path: Path) -> None:
         f"{tmp_path / 'poems.csv'}:2: form: empty form: every poem needs one of ballad, ghazal, "
         "limerick, pantoum, sestina, sonnet, villanelle"
     )
+
+
+@pytest.mark.parametrize(
+    ("form", "named", "not_it"),
+    [("Ballade", "ballade", "ballad"), ("Double-Sestina", "double sestina", "sestina")],
+)
+def test_a_form_of_its_own_is_not_taken_for_the_form_it_looks_like(
+    tmp_path: Path, form: str, named: str, not_it: str
+) -> None:
+    """A ballade was told "did you mean 'ballad'?" (a double sestina 'sestina'), so a user
+    relabelled it and had models prompted for ballads and ballades checked as ballads, where
+    the form checker reads a ballade as the French form it is."""
+    (line,) = _validate(tmp_path, form)
+    assert line.startswith(f"{tmp_path / 'poems.csv'}:2: form: unknown form {form!r}; {KNOWN}; ")
+    assert "did you mean" not in line and f"not a {not_it}:" in line
+    assert line.endswith(f"`form scan --form '{named}'` check a {named})")

@@ -72,6 +72,15 @@ class Dataset:
         return [poem.to_store_row(self.name, index) for index, poem in enumerate(self.poems)]
 
 
+#: A poem kept as a text file of its own (a folder of them is how many hold their poems).
+POEM_TEXT_SUFFIXES = (".txt", ".md")
+POEM_TEXT_HOW = (
+    "a dataset is one table of poems, each with its form, title, author, meter_pattern, "
+    "rhyme_pattern and theme (docs/datasets.md): put each poem's text in the content column of "
+    "a CSV file; `poemetric form scan FILE --form FORM` checks one poem's text"
+)
+
+
 def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
     """(name, path) for a registry name (`demo`, `poemetric`) or a file path."""
     if isinstance(spec, str) and spec in (registry := dataset_registry()):
@@ -81,6 +90,11 @@ def resolve_dataset(spec: str | Path) -> tuple[str, Path]:
         return entry.name, entry.path
     path = Path(spec).expanduser()
     if path.is_file():
+        suffix = path.suffix.lower()
+        if suffix in POEM_TEXT_SUFFIXES:
+            raise DatasetError(
+                f"{path}: unsupported file type {suffix!r}, a poem's text: {POEM_TEXT_HOW}"
+            )
         return path.stem, path
     if path.is_dir():  # was "unknown dataset '/tmp'", as if the name were mistyped
         raise DatasetError(_folder_message(path))
@@ -108,6 +122,10 @@ def _folder_message(folder: Path) -> str:
         f"dataset {str(folder)!r} is a folder, not a file: give a dataset name ({known}) or the "
         f"path to a {'/'.join(SUPPORTED_SUFFIXES)} file"
     )
+    # Several text files are likely poems, one a file; a lone one is more likely notes.
+    texts = [name for name in names if Path(name).suffix.lower() in POEM_TEXT_SUFFIXES]
+    if not found and len(texts) > 1:
+        return f"{message}; it holds {counted(len(texts), 'text file')} (poems?): {POEM_TEXT_HOW}"
     if not found:
         return message
     more = len(found) - FOLDER_FILES_SHOWN

@@ -29,6 +29,7 @@ from poemetric.data.csv_text import (
     semicolon_header,
     separator_hint,
 )
+from poemetric.data.json_document import JSON_LINES_HOW, json_object, one_document
 from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, also_text, located
 from poemetric.data.raw_table import place as place  # still imported from here (probes)
 from poemetric.paths import replaced_when_done
@@ -81,6 +82,8 @@ def unsupported_type(path: Path) -> str:
     what = f"{path}: unsupported file type {suffix or '(none)'!r}"
     if suffix in WORKBOOK_SUFFIXES:
         return f'{what}, a spreadsheet: save it as CSV (Excel: "CSV UTF-8") and give the .csv file'
+    if suffix == ".json":
+        return f"{what}: {JSON_LINES_HOW}"
     return f"{what}; use one of " + ", ".join(SUPPORTED_SUFFIXES)
 
 
@@ -286,13 +289,19 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
     if text is None:
         return
     seen: dict[str, None] = {}
+    first = True
     for number, line in enumerate(newline_split(text), start=1):
         if not line.strip():
             continue
+        # Only the first record's line can start a JSON document: a file of bad lines is not
+        # parsed whole once per line (quadratic in a large broken document).
+        at_first, first = first, False
         twice: list[str] = []
         try:
-            value = json.loads(line, object_pairs_hook=functools.partial(_object, twice=twice))
+            value = json.loads(line, object_pairs_hook=functools.partial(json_object, twice=twice))
         except json.JSONDecodeError as error:
+            if at_first and one_document(table, text, number):
+                return
             table.unreadable += 1
             # json's message alone can end mid-sentence ("Unterminated string starting at").
             at = "" if error.msg.endswith(" at") else " at"
@@ -300,6 +309,8 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
             table.issues.append(ValidationIssue(str(path), number, None, reason))
             continue
         if not isinstance(value, dict):
+            if at_first and one_document(table, text, number):
+                return
             table.unreadable += 1
             table.issues.append(
                 ValidationIssue(str(path), number, None, "expected a JSON object per line")
@@ -319,16 +330,6 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
         seen.update(dict.fromkeys(value))
         yield RawRecord(number, value)
     table.columns = list(seen)
-
-
-def _object(pairs: list[tuple[str, Any]], twice: list[str]) -> dict[str, Any]:
-    """A JSON object as a dict, with each key it gives more than once added to `twice`."""
-    value: dict[str, Any] = {}
-    for key, item in pairs:
-        if key in value:
-            twice.append(key)
-        value[key] = item
-    return value
 
 
 def _read_parquet(table: RawTable, data: bytes) -> Iterator[RawRecord]:

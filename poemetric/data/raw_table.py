@@ -92,6 +92,10 @@ class RawTable:
     #: The file could not be read at all (not UTF-8 text, not a Parquet file): its one issue says
     #: why, and no record was read.
     file_error: bool = False
+    #: With `file_error`: how `dataset validate` says why no record was checked.
+    file_error_why: str = "it could not be read"
+    #: With `file_error`: the records the file holds when read as it was written (a JSON list).
+    records_found: int | None = None
     #: Warnings about how the file was read (a `.csv` read as semicolon-separated, a file read
     #: as Windows-1252, rows of nothing but separators skipped), each naming the file as errors
     #: do: `file:LINE: ...` (`located`), or `file: ...` for the whole file.

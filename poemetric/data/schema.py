@@ -51,9 +51,26 @@ class PoemForm(StrEnum):
             ) from None
 
 
+#: Forms the form checker knows beside the seven (`form check`, `form scan`), each one close to
+#: one of them in spelling, which a dataset's form is therefore not to be "corrected" to.
+_CHECKER_ONLY_FORMS = {
+    "ballade": "the French fixed form of three eight-line stanzas and an envoi, not a ballad",
+    "double sestina": "twelve stanzas of twelve lines, not a sestina",
+}
+
+
 def _form_hint(cleaned: str, known: list[str]) -> str:
     """`; did you mean 'sonnet'?` for a typo ('sonet', 'Limericks', 'limerick(s)'), and for a
-    form named with its kind ('petrarchan sonnet'), which goes in the rhyme pattern."""
+    form named with its kind ('petrarchan sonnet'), which goes in the rhyme pattern. A ballade
+    or a double sestina is said to be a form of its own: 'did you mean ballad' made a user
+    relabel ballades, which were then prompted for and checked as ballads."""
+    singular = re.sub(r"s$", "", " ".join(re.split(r"[\s_-]+", cleaned)))
+    if singular in _CHECKER_ONLY_FORMS:
+        return (
+            f"; a {singular} is {_CHECKER_ONLY_FORMS[singular]}: a dataset holds the seven forms "
+            f"above (`poemetric form check` and `form scan --form '{singular}'` check a "
+            f"{singular})"
+        )
     close = close_names(cleaned, known)
     if close:
         return f"; did you mean {' or '.join(map(repr, close))}?"

@@ -110,7 +110,8 @@ def validate_file(
 def _whole_file(report: ValidationReport, table: RawTable, data: bytes) -> None:
     """Keep only the diagnosis of a problem of the whole file (see `file_problems`)."""
     if table.file_error:
-        report.whole_file = "it could not be read"
+        report.whole_file = table.file_error_why
+        report.records_found = table.records_found
         return
     wrong = wrong_separator(table) if report.column_problems else None
     if wrong is None:
@@ -122,6 +123,12 @@ def _whole_file(report: ValidationReport, table: RawTable, data: bytes) -> None:
     report.unreadable = 0
     report.whole_file = f"it is {wrong.name}-separated"
     report.records_found = records_with_separator(data, wrong.separator)
+
+
+def _repeats_header(values: dict[str, Any]) -> bool:
+    """Whether a CSV record is the header written again, as where two exports are joined (it
+    was three errors on its line: form 'form', year 'year', rhyme pattern 'rhyme_pattern')."""
+    return all(str(values.get(column, "")).strip() == column for column in ("form", "content"))
 
 
 def _check_records(table: RawTable, report: ValidationReport) -> None:
@@ -230,6 +237,10 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
         misnamed = None if table.header_read else _keys_absent(record, table.columns, keyless_lines)
         if misnamed:
             report.issues.append(ValidationIssue(file, record.line, *misnamed, unit=table.unit))
+        if table.header_read and _repeats_header(record.values):
+            reason = "the header again (files joined, each with its header?): delete the line"
+            report.issues.append(ValidationIssue(file, record.line, None, reason, unit=table.unit))
+            continue
         try:
             poem = Poem.model_validate(record.values)
         except ValidationError as error:
