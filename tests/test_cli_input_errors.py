@@ -587,3 +587,26 @@ def test_a_dataset_named_by_a_part_of_its_name_is_suggested(tmp_path: Path) -> N
     line = _error(["generate", "--run", str(tmp_path / "run"), "--dataset", "lear"])
     assert line.startswith("error: unknown dataset 'lear' (did you mean 'lear-limericks'?)"), line
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("judge", "named", "first"),
+    [
+        (
+            "pilot",
+            "'pilot' is a judge group (gemini-2.5-pro, gpt-4o, deepseek-r1)",
+            "gemini-2.5-pro",
+        ),
+        ("gpt-4o,claude-3.7-sonnet", "'gpt-4o,claude-3.7-sonnet' names 2 judges", "gpt-4o"),
+    ],
+)
+def test_style_match_names_a_judge_group_as_a_group(
+    demo_run: Path, judge: str, named: str, first: str
+) -> None:
+    """`style-match --judge pilot`, as `judge` takes it, said "unknown judge 'pilot'"; a list
+    `gpt-4o,claude-3.7-sonnet` was an unknown judge (did you mean 'claude-3.7-sonnet'?)."""
+    line = _error(["ghostwriting", "style-match", "--run", str(demo_run), "--judge", judge])
+    assert line == (
+        f"error: --judge: {named}, and ghostwriting style-match runs one judge: give one "
+        f"(e.g. --judge {first}) and run it once per judge"
+    )

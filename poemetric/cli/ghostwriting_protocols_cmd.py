@@ -61,7 +61,10 @@ AuthorsOption = typer.Option(
 def style_match_command(
     run: Path = RunOption,
     judge_name: str = typer.Option(
-        ..., "--judge", "-j", help="Judge name from judges/ (e.g. 'gemini-2.5-pro')."
+        ...,
+        "--judge",
+        "-j",
+        help="One judge from judges/ (e.g. 'gemini-2.5-pro'), not a group: run it once per judge.",
     ),
     authors: str | None = AuthorsOption,
     trials: int = typer.Option(
@@ -84,7 +87,7 @@ def style_match_command(
     from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
     from poemetric.style.stage import run_style_matching
 
-    spec = judge_spec(judge_name)
+    spec = judge_spec(judge_name, "ghostwriting style-match")
     options = runner_options(
         models=[spec],
         limit=limit,
