@@ -610,3 +610,14 @@ def test_style_match_names_a_judge_group_as_a_group(
         f"error: --judge: {named}, and ghostwriting style-match runs one judge: give one "
         f"(e.g. --judge {first}) and run it once per judge"
     )
+
+
+def test_survey_build_without_a_size_says_the_command_with_one(demo_run: Path) -> None:
+    """It said "give --poems or --per-rater": neither what they mean nor a command to copy."""
+    given = ["--raters", "ann,ben", "--survey", "lines", "--task", "lines"]
+    line = _error(["survey", "build", "--run", str(demo_run), *given])
+    assert line == (
+        "error: survey build needs the sample's size: --per-rater N (poems each rater rates) or "
+        "--poems N (poems in the sample), e.g. `poemetric survey build --run "
+        f"{demo_run} --raters ann,ben --survey lines --task lines --per-rater 10`"
+    )
