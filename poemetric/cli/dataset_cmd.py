@@ -350,6 +350,10 @@ def fetch(
 ) -> None:
     """Download the authors' release into the user data dir (pinned commit, sha256-verified).
 
+    The file goes to datasets/NAME/ in $POEMETRIC_DATA_DIR, else in the per-user data folder
+    (~/.local/share/poemetric on Linux); the command prints its path, and `poemetric dataset
+    list` shows where each dataset is. `--dataset NAME` then finds it there.
+
     Examples:
 
         poemetric dataset fetch poemetric
