@@ -621,3 +621,13 @@ def test_survey_build_without_a_size_says_the_command_with_one(demo_run: Path) -
         "--poems N (poems in the sample), e.g. `poemetric survey build --run "
         f"{demo_run} --raters ann,ben --survey lines --task lines --per-rater 10`"
     )
+
+
+def test_judge_recognise_without_a_judge_names_the_command_and_the_judges(demo_run: Path) -> None:
+    """It was Typer's usage box "Invalid value for --judge: give one or more judges to ask"."""
+    line = _error(["judge", "recognise", "--run", str(demo_run)])
+    assert line.startswith(
+        "error: no judge given: name the judges to ask with --judge (or POEMETRIC_JUDGE), e.g. "
+        f"`poemetric judge recognise --run {demo_run} --judge gemini-2.5-pro`; judges: "
+    )
+    assert "gpt-4o" in line
