@@ -73,7 +73,7 @@ help:  ## List the targets
 	@echo '             names the default RUN of every target (make demo takes demo only)'
 	@echo '  RUN        run directory of every target (default: runs/<dataset name>, e.g. runs/demo)'
 	@echo '  MODELS     generate: models or groups, comma-separated (default: markov; e.g. paper30)'
-	@echo '  JUDGE      judge, demo: judges or groups from judges/ (e.g. gemini-2.5-pro);'
+	@echo '  JUDGE      judge: judges or groups from judges/; demo: one (e.g. gemini-2.5-pro);'
 	@echo '             analyze, figures, report: those judges'"'"' scores only (default: every judge)'
 	@echo '  LIMIT      generate, judge, demo: only the first N poems of the dataset, or all;'
 	@echo '             generate, demo: without it a run keeps its prompts, a bigger N widens it'

@@ -88,9 +88,15 @@ def test_every_command_has_examples_that_name_only_real_options() -> None:
 
 def test_generate_and_judge_help_say_how_a_stop_ends_and_the_exit_statuses() -> None:
     """docs/running.md's cluster section, where a batch-job user looks first: the grace
-    variable of Ctrl-C / SIGTERM and what each exit status means."""
-    for command in ("generate", "judge"):
-        result = CliRunner().invoke(app, [command, "--help"], terminal_width=200)
+    variable of Ctrl-C / SIGTERM and what each exit status means. `judge recognise` and
+    `ghostwriting style-match` stop and exit alike, and their help said nothing of it."""
+    for command in (
+        ["generate"],
+        ["judge"],
+        ["judge", "recognise"],
+        ["ghostwriting", "style-match"],
+    ):
+        result = CliRunner().invoke(app, [*command, "--help"], terminal_width=200)
         assert result.exit_code == 0
         text = " ".join(result.output.replace("│", " ").split())
         assert "POEMETRIC_STOP_GRACE seconds (default 20)" in text, command

@@ -587,3 +587,47 @@ def test_a_dataset_named_by_a_part_of_its_name_is_suggested(tmp_path: Path) -> N
     line = _error(["generate", "--run", str(tmp_path / "run"), "--dataset", "lear"])
     assert line.startswith("error: unknown dataset 'lear' (did you mean 'lear-limericks'?)"), line
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("judge", "named", "first"),
+    [
+        (
+            "pilot",
+            "'pilot' is a judge group (gemini-2.5-pro, gpt-4o, deepseek-r1)",
+            "gemini-2.5-pro",
+        ),
+        ("gpt-4o,claude-3.7-sonnet", "'gpt-4o,claude-3.7-sonnet' names 2 judges", "gpt-4o"),
+    ],
+)
+def test_style_match_names_a_judge_group_as_a_group(
+    demo_run: Path, judge: str, named: str, first: str
+) -> None:
+    """`style-match --judge pilot`, as `judge` takes it, said "unknown judge 'pilot'"; a list
+    `gpt-4o,claude-3.7-sonnet` was an unknown judge (did you mean 'claude-3.7-sonnet'?)."""
+    line = _error(["ghostwriting", "style-match", "--run", str(demo_run), "--judge", judge])
+    assert line == (
+        f"error: --judge: {named}, and ghostwriting style-match runs one judge: give one "
+        f"(e.g. --judge {first}) and run it once per judge"
+    )
+
+
+def test_survey_build_without_a_size_says_the_command_with_one(demo_run: Path) -> None:
+    """It said "give --poems or --per-rater": neither what they mean nor a command to copy."""
+    given = ["--raters", "ann,ben", "--survey", "lines", "--task", "lines"]
+    line = _error(["survey", "build", "--run", str(demo_run), *given])
+    assert line == (
+        "error: survey build needs the sample's size: --per-rater N (poems each rater rates) or "
+        "--poems N (poems in the sample), e.g. `poemetric survey build --run "
+        f"{demo_run} --raters ann,ben --survey lines --task lines --per-rater 10`"
+    )
+
+
+def test_judge_recognise_without_a_judge_names_the_command_and_the_judges(demo_run: Path) -> None:
+    """It was Typer's usage box "Invalid value for --judge: give one or more judges to ask"."""
+    line = _error(["judge", "recognise", "--run", str(demo_run)])
+    assert line.startswith(
+        "error: no judge given: name the judges to ask with --judge (or POEMETRIC_JUDGE), e.g. "
+        f"`poemetric judge recognise --run {demo_run} --judge gemini-2.5-pro`; judges: "
+    )
+    assert "gpt-4o" in line

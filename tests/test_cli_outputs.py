@@ -139,6 +139,14 @@ def test_survey_sheets_never_overwrite_a_filled_template(
     assert (out / "R1.csv").is_file()
 
 
+def test_survey_sheets_of_an_unknown_rater_names_the_raters(demo_run: Path, tmp_path: Path) -> None:
+    """It said "no rater R9 in survey 'experts'", not which raters there are."""
+    command = ["survey", "sheets", "--run", str(demo_run), "--out", str(tmp_path), "--rater", "R9"]
+    result = CliRunner().invoke(app, command, env={"COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    assert result.stderr == "error: no rater R9 in survey 'experts'; raters: R1, R2\n"
+
+
 def test_ghostwriting_sheets_never_overwrite_a_filled_template(
     demo_run: Path, tmp_path: Path
 ) -> None:

@@ -86,6 +86,10 @@ def _usage_error(args: list[str]) -> str:
         (["form", "run", "runs/x"],
          "Got unexpected extra argument(s) (runs/x); a run folder is given with --run: "
          "poemetric form run --run runs/x"),
+        (["ghostwriting", "style-match", "--run", "runs/x"],
+         "Missing option '--judge' / '-j'. give one of the judges: claude-3.7-sonnet, "
+         "deepseek-r1, gemini-2.5-pro, gpt-4o, local-openai, smollm2-135m "
+         "(`poemetric models --judges`)"),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )  # fmt: skip
@@ -104,6 +108,7 @@ def test_the_error_says_what_to_write(args: list[str], expected: str) -> None:
         # an option of most commands: their list would say no more than the error
         (["merge", "--run", "runs/x", "runs/y"],
          "No such option: --run (Possible options: --out)"),
+        (["merge", "runs/x"], "Missing option '--into' / '--out' / '--output' / '--to' / '-o'."),
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else "",
 )  # fmt: skip

@@ -205,6 +205,21 @@ def test_show_demo_with_limit() -> None:
     assert result.exit_code == 0 and "2 of 16 poems" in result.output
 
 
+def test_show_says_how_to_see_every_poem_and_takes_limit_all() -> None:
+    """`dataset show lear-limericks` showed 20 of 38 poems and said nothing of the others; its
+    --limit took no `all`, which generate, demo and judge take."""
+    env = {"COLUMNS": "400"}
+    capped = runner.invoke(app, ["dataset", "show", "lear-limericks"], env=env)
+    assert capped.exit_code == 0, capped.output
+    assert capped.output.splitlines()[0] == (
+        "lear-limericks: 20 of 38 poems (--limit all shows every one)"
+    )
+    every = runner.invoke(app, ["dataset", "show", "lear-limericks", "--limit", "all"], env=env)
+    assert every.exit_code == 0, every.output
+    assert every.output.splitlines()[0] == "lear-limericks: 38 of 38 poems"
+    assert every.output.count("Edward Lear") == 38
+
+
 def test_the_documented_required_columns_are_required_and_may_be_empty(tmp_path: Path) -> None:
     docs = (Path(__file__).resolve().parents[1] / "docs" / "datasets.md").read_text()
     documented = re.search(r"missing column header \(required: ([^)]*)\)", docs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import random
 import sys
@@ -12,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli.app import app
+from poemetric.cli.form_scan_input import say_stdin_is_read
 from poemetric.form.checker import CHECKER_VERSION
 from poemetric.form.stage import run_form_stage
 from poemetric.store.db import RunStore
@@ -253,6 +255,24 @@ def test_scan_prints_table_and_verdict(tmp_path: Path) -> None:
     assert "temperate" in result.output and "PASS sonnet" in result.output
     from_stdin = runner.invoke(app, ["form", "scan", "-", "--form", "limerick"], input=SONNET_18)
     assert "FAIL limerick" in from_stdin.output
+    assert "reading the poem from standard input" not in from_stdin.output  # piped: no prompt
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_scan_from_a_terminal_says_it_reads_the_poem_from_there(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`poemetric form scan --form sonnet`, the file left out, waited silently for input."""
+    say_stdin_is_read(_Terminal(), "common meter")
+    assert capsys.readouterr().err == (
+        "reading the poem from standard input: paste it, then Ctrl-D on a line of its own "
+        "(Ctrl-Z Enter on Windows); or give its file: poemetric form scan poem.txt --form "
+        "'common meter'\n"
+    )
 
 
 def test_scan_reports_unreadable_files_without_a_traceback(tmp_path: Path) -> None:

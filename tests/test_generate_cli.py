@@ -225,6 +225,32 @@ def test_an_unknown_judge_from_the_environment_is_named_as_such(
     assert command == ["judge"] or not run.exists()
 
 
+@pytest.mark.parametrize(
+    ("value", "env", "named"),
+    [
+        ("pilot", {}, "--judge: 'pilot' is a judge group (gemini-2.5-pro, gpt-4o, deepseek-r1)"),
+        ("gpt-4o,deepseek-r1", {}, "--judge: 'gpt-4o,deepseek-r1' names 2 judges"),
+        (None, {"POEMETRIC_JUDGE": "pilot"}, "POEMETRIC_JUDGE (set in the environment): 'pilot'"),
+    ],
+)
+def test_demo_names_a_judge_group_as_a_group_with_the_command_that_takes_it(
+    tmp_path: Path, value: str | None, env: dict[str, str], named: str
+) -> None:
+    """`make help` said demo's JUDGE= took groups, as `judge` does; `demo --judge pilot` said
+    "unknown judge 'pilot'". It says the demo runs one judge, and how to judge with the group."""
+    run = tmp_path / "d"
+    given = ["--judge", value] if value else []
+    result = CliRunner().invoke(
+        app, ["demo", "--run", str(run), *given], env={**env, "COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: {named}"), line
+    assert "demo runs one judge: give one (e.g. --judge " in line
+    assert f"`poemetric judge --run {run} --judge {value or 'pilot'}`" in line
+    assert "unknown judge" not in line and not run.exists()
+
+
 def test_demo_refuses_a_judge_without_its_key_before_any_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -11,7 +11,8 @@ from rich.table import Table
 
 from poemetric.cli.app import app
 from poemetric.cli.markup import plain, plain_cells
-from poemetric.cli.options import LimitOption, error_exit
+from poemetric.cli.options import error_exit
+from poemetric.cli.run_limit import _limit_text
 from poemetric.data import (
     Dataset,
     DatasetError,
@@ -200,7 +201,14 @@ def show(
         ...,
         help="A dataset name (demo, lear-limericks, poemetric), or a CSV/TSV/JSONL/Parquet file.",
     ),
-    limit: int | None = LimitOption,
+    limit: str | None = typer.Option(
+        None,
+        "--limit",
+        "-n",
+        parser=_limit_text,
+        metavar="N|all",
+        help=f"Poems to show (default: the first {DEFAULT_SHOW_LIMIT}); all: every poem.",
+    ),
 ) -> None:
     """A table of a dataset's poems (first 20 unless --limit).
 
@@ -214,12 +222,16 @@ def show(
         dataset = load_dataset(name)
     except (DatasetError, OSError) as error:
         raise error_exit(error) from None
-    shown = dataset.head(limit or DEFAULT_SHOW_LIMIT)
+    shown = dataset.head(
+        len(dataset) if limit == "all" else int(limit) if limit else DEFAULT_SHOW_LIMIT
+    )
     # Before the table: an errata file that cannot be read stops the command with nothing printed
     # (the table was printed, then the error).
     notes = _errata_notes(dataset, len(shown))
     console = _console()
     title = f"{dataset.name}: {len(shown)} of {counted(len(dataset), 'poem')}"
+    if limit is None and len(shown) < len(dataset):  # said nothing of how to see the others
+        title += " (--limit all shows every one)"
     rows = [_show_row(poem) for poem in shown.poems]
     if _table_keeps_ids_whole(rows, console.width):
         console.print(_show_table(title, rows))
@@ -349,6 +361,10 @@ def fetch(
     force: bool = typer.Option(False, "--force", help="Fetch again even if the file is present."),
 ) -> None:
     """Download the authors' release into the user data dir (pinned commit, sha256-verified).
+
+    The file goes to datasets/NAME/ in $POEMETRIC_DATA_DIR, else in the per-user data folder
+    (~/.local/share/poemetric on Linux); the command prints its path, and `poemetric dataset
+    list` shows where each dataset is. `--dataset NAME` then finds it there.
 
     Examples:
 

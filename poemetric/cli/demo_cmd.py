@@ -17,7 +17,7 @@ from poemetric.cli.app import app
 from poemetric.cli.form_lexicon import LexiconOption, resolved_lexicon
 from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.interrupt import interruptible
-from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands
+from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands, not_one_judge
 from poemetric.cli.markup import plain
 from poemetric.cli.options import (
     ProgressOption,
@@ -185,7 +185,11 @@ def demo(
     ctx: typer.Context,
     run: Path = DEMO_RUN,
     judge: str | None = typer.Option(
-        None, "--judge", "-j", envvar="POEMETRIC_JUDGE", help="Also run this judge (judges/)."
+        None,
+        "--judge",
+        "-j",
+        envvar="POEMETRIC_JUDGE",
+        help="Also run this judge (one of judges/, not a group: poemetric judge takes groups).",
     ),
     samples: int = typer.Option(1, "--samples", min=1, help="Markov samples per prompt."),
     limit_text: str | None = RunLimitOption,
@@ -244,8 +248,14 @@ def demo(
             try:
                 judge_model = get_model(judge, "judges", catalog=judge_catalog)
             except UnknownModelError:
-                names = list(judge_catalog.entries)
                 option = given_as(ctx, "judge", "--judge")
+                several = not_one_judge(judge, "demo", judge_catalog, option)
+                if several:  # `poemetric judge` takes it: the demo's run can be judged by it next
+                    raise error_exit(
+                        f"{several}; or judge the demo's run with them all afterwards: "
+                        f"`{stage_command('judge', run, judge)}`"
+                    ) from None
+                names = list(judge_catalog.entries)
                 raise unknown_choice(option, judge, names, noun="judge") from None
         if local:
             generators.refuse_unusable([LOCAL_MODEL])

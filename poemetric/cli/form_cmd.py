@@ -24,6 +24,7 @@ from poemetric.cli.form_scan_input import (
     _poem_file_text,
     _readable_request,
     _table_of_poems,
+    say_stdin_is_read,
 )
 from poemetric.cli.form_verdict import print_verdict
 from poemetric.cli.markup import plain, plain_cells
@@ -173,7 +174,11 @@ def check_command(
 
 @form_app.command("scan")
 def scan_command(
-    file: str = typer.Argument("-", help="Poem text file, or - for standard input."),
+    file: str = typer.Argument(
+        "-",
+        help="Poem text file, or - for standard input (also without FILE: from a terminal, "
+        "paste the poem, then Ctrl-D).",
+    ),
     form: str = typer.Option(
         ...,
         "--form",
@@ -222,6 +227,7 @@ def scan_command(
     if file == "-":
         # The bytes, read as a file's are: a Windows-1252 poem piped in was decoded by the
         # locale (garbled `caf\udce9` under C.UTF-8), and a byte-order mark kept as a letter.
+        say_stdin_is_read(sys.stdin, form)
         stdin = getattr(sys.stdin, "buffer", None)
         data = stdin.read() if stdin is not None else sys.stdin.read().encode("utf-8")
         text = _poem_file_text("standard input", data)

@@ -8,8 +8,12 @@ The checker's modules are imported inside each check, as in `form_cmd`.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
+from typing import TextIO
+
+import typer
 
 from poemetric.cli.options import error_exit
 
@@ -110,3 +114,15 @@ def _poem_file_text(name: str, data: bytes) -> str:
     if read.warning is not None:
         print(f"warning: {read.warning}", file=sys.stderr)
     return read.text
+
+
+def say_stdin_is_read(stdin: TextIO, form: str) -> None:
+    """Without a FILE, `form scan` reads the poem from standard input; from a terminal it
+    waited, silent, for a poem the user had meant to give as a file. It says so on stderr."""
+    if stdin.isatty():
+        typer.echo(
+            "reading the poem from standard input: paste it, then Ctrl-D on a line of its own "
+            f"(Ctrl-Z Enter on Windows); or give its file: poemetric form scan poem.txt --form "
+            f"{shlex.quote(form)}",
+            err=True,
+        )

@@ -12,7 +12,7 @@ from rich.console import Console
 
 from poemetric.cli.beside_generate import generate_watched, say_generate_was_at_work
 from poemetric.cli.ghostwriting_cmd import frame_table, ghostwriting_app
-from poemetric.cli.interrupt import interruptible
+from poemetric.cli.interrupt import STOPPING_HELP, interruptible
 from poemetric.cli.judging import (
     RefreshFailedParsesOption,
     check_authors,
@@ -55,13 +55,16 @@ AuthorsOption = typer.Option(
         "  poemetric ghostwriting style-match --run runs/demo --judge gpt-4o --trials 8\n\n"
         "Each poem gets --trials trials; over each four the correct candidate stands once at "
         "A, B, C and D. Unparsable answers are stored as errors and re-parsed from the cache "
-        "by the next run; --refresh-failed-parses pays for new answers."
+        "by the next run; --refresh-failed-parses pays for new answers.\n\n" + STOPPING_HELP
     ),
 )
 def style_match_command(
     run: Path = RunOption,
     judge_name: str = typer.Option(
-        ..., "--judge", "-j", help="Judge name from judges/ (e.g. 'gemini-2.5-pro')."
+        ...,
+        "--judge",
+        "-j",
+        help="One judge from judges/ (e.g. 'gemini-2.5-pro'), not a group: run it once per judge.",
     ),
     authors: str | None = AuthorsOption,
     trials: int = typer.Option(
@@ -84,7 +87,7 @@ def style_match_command(
     from poemetric.ghostwriting.style_scores import load_style_matches, style_accuracy
     from poemetric.style.stage import run_style_matching
 
-    spec = judge_spec(judge_name)
+    spec = judge_spec(judge_name, "ghostwriting style-match")
     options = runner_options(
         models=[spec],
         limit=limit,

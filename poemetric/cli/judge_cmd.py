@@ -45,7 +45,7 @@ from poemetric.cli.paid_stage import (
     stage_header,
 )
 from poemetric.cli.run_limit import StageLimitOption
-from poemetric.hints import stage_command
+from poemetric.hints import program, stage_command
 from poemetric.roster import roster_directories
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted
@@ -343,7 +343,7 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
     raise error_exit(f"no judgments by judge {each} in the run; judges: {', '.join(known)}")
 
 
-@judge_app.command("recognise")
+@judge_app.command("recognise", epilog=STOPPING_HELP)
 def recognise_command(
     run: Path = RunOption,
     judge_name: str | None = JudgeNameOption,
@@ -364,8 +364,15 @@ def recognise_command(
     """
     from poemetric.judge.recognise import human_poems, run_recognition
 
-    if not judge_name:
-        raise typer.BadParameter("give one or more judges to ask", param_hint="--judge")
+    if not judge_name:  # was Typer's "Invalid value for --judge" box, with no judge named
+        import shlex
+
+        names = ", ".join(load_judges())
+        raise error_exit(
+            "no judge given: name the judges to ask with --judge (or POEMETRIC_JUDGE), e.g. "
+            f"`{program()} judge recognise --run {shlex.quote(str(run))} --judge "
+            f"gemini-2.5-pro`; judges: {names}"
+        )
     judges = select_judges(judge_name)
     options = runner_options(
         models=judges,

@@ -14,6 +14,7 @@ from poemetric.hints import stage_command
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
+    from poemetric.roster import Roster
     from poemetric.store import RunStore
 
 
@@ -63,14 +64,45 @@ def load_judges() -> dict[str, ModelSpec]:
         raise error_exit(error) from None
 
 
-def judge_spec(name: str) -> ModelSpec:
-    """The judge `name` of judges/; an unknown one, a file or a provider that cannot be used
-    (its file and reason), a broken roster: a usage error."""
+def not_one_judge(
+    name: str, command: str, catalog: Roster | None = None, option: str = "--judge"
+) -> str | None:
+    """Why `name`, which `poemetric judge --judge` takes, is refused by `command`, which runs
+    one judge: a judge group (`pilot`) or a comma-separated list. None for any other name.
+    `option`: how the message names where the value came from (`given_as`).
+    Without it, `--judge pilot` was "unknown judge 'pilot'", and `--judge a,b` suggested b."""
+    from poemetric.roster import RosterError, load_groups
+
+    names = [part.strip() for part in name.split(",") if part.strip()]
+    if len(names) > 1:
+        what = f"names {len(names)} judges"
+    else:
+        try:
+            groups = load_groups("judges", catalog=catalog)
+        except RosterError:
+            return None
+        names = groups.get(name, [])
+        what = f"is a judge group ({', '.join(names)})"
+    if not names:
+        return None
+    return (
+        f"{option}: {name!r} {what}, and {command} runs one judge: give one "
+        f"(e.g. --judge {names[0]}) and run it once per judge"
+    )
+
+
+def judge_spec(name: str, command: str) -> ModelSpec:
+    """The judge `name` of judges/ for `command`, which runs one judge; a group or several
+    judges, an unknown one, a file or a provider that cannot be used (its file and reason), a
+    broken roster: a usage error."""
     from poemetric.roster import RosterError, UnknownModelError, get_model
 
     try:
         return get_model(name, "judges")
     except UnknownModelError as error:
+        several = not_one_judge(name, command)
+        if several:
+            raise error_exit(several) from None
         known = load_judges()
         listed = ", ".join(known) if known else "none (the judges folder holds no judge file)"
         raise error_exit(f"{error}; judges: {listed}") from None

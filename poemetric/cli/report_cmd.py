@@ -6,12 +6,14 @@ from __future__ import annotations
 import os
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from poemetric.cli.analyze_cmd import ExcludeFailedChecksOption, SurveySelectOption
 from poemetric.cli.app import app
+from poemetric.cli.markup import plain
 from poemetric.cli.options import (
     BootstrapOption,
     JudgeOption,
@@ -25,6 +27,9 @@ from poemetric.cli.options import (
 )
 from poemetric.cli.output_paths import output_file, output_option, writable_run
 from poemetric.cli.survey_select import known_survey, one_expert_source
+
+if TYPE_CHECKING:
+    from poemetric.store import RunStore
 
 console = Console(emoji=False)
 REPORT_EXPERTS = experts_option("adds their scores and agreement with each judge.")
@@ -148,6 +153,7 @@ def report(
             )
         except (ExpertRatingsError, ValueError) as exc:
             raise error_exit(exc) from exc
+        missing = _missing_stages(store, run)
     size = path.stat().st_size / 1e6
     folder = parts_folder(path)
     if not folder.is_dir():
@@ -161,3 +167,25 @@ def report(
             "beside it (to send the report, zip the folder that holds both)"
         )
     console.print(line, highlight=False, markup=False)
+    for note in missing:
+        console.print(f"[yellow]note:[/yellow] {plain(note)}")
+
+
+def _missing_stages(store: RunStore, run: Path) -> list[str]:
+    """The stages whose sections the report left empty, each with the command that fills them:
+    a report made right after `generate` was a page without form checks or judge scores, and
+    the terminal said only where it was (analyze and figures name the missing stage)."""
+    from poemetric.hints import stage_command
+
+    notes = []
+    if not store.count("form_checks"):
+        notes.append(
+            "no form checks: the report has no form-check results "
+            f"(run `{stage_command('form', run)}`, then this command again)"
+        )
+    if not store.count("judgments", "status = 'ok'"):
+        notes.append(
+            "no successful judgments: the report has no judge scores "
+            f"(run `{stage_command('judge', run)}`, then this command again)"
+        )
+    return notes

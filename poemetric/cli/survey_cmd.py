@@ -58,7 +58,9 @@ def build(
     raters: str = typer.Option(
         "3", "--raters", help="Number of raters (ids R1, R2, …) or their ids: 'ann,ben,cy'."
     ),
-    poems: int | None = typer.Option(None, "--poems", min=1, help="Poems in the sample."),
+    poems: int | None = typer.Option(
+        None, "--poems", min=1, help="Poems in the sample (this or --per-rater is needed)."
+    ),
     per_rater: int | None = typer.Option(
         None, "--per-rater", min=1, help="Poems per rater (instead of --poems)."
     ),
@@ -95,6 +97,19 @@ def build(
     from poemetric.survey.build import build_survey
 
     with existing_run(run) as store, refusals():
+        if poems is None and per_rater is None:  # "give --poems or --per-rater" named no command
+            from poemetric.cli.interrupt import command_line
+
+            given = [
+                *(["--survey", survey] if survey != "experts" else []),
+                *(["--task", task_name] if task_name != "poemetric" else []),
+                *(["--authors", authors] if authors else []),
+            ]
+            again = command_line(["survey", "build", "--run", str(run), "--raters", raters, *given])
+            raise error_exit(
+                "survey build needs the sample's size: --per-rater N (poems each rater rates) or "
+                f"--poems N (poems in the sample), e.g. `{again} --per-rater 10`"
+            )
         summary = build_survey(
             store,
             survey_id=survey,

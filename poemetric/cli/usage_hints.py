@@ -14,7 +14,9 @@ place:
 - `poemetric analyze runs/x` said "Got unexpected extra argument(s) (runs/x)": a run folder is
   given with `--run` (`poemetric analyze --run runs/x`);
 - `poemetric generate --models markov gpt-4o` said "Got unexpected extra argument(s) (gpt-4o)":
-  a list is comma-separated (`--models markov,gpt-4o`).
+  a list is comma-separated (`--models markov,gpt-4o`);
+- `poemetric ghostwriting style-match` without its required --judge said "Missing option
+  '--judge'": the judges to choose from are named.
 
 `add_hint` adds the line to the error's message; the error is shown as before (usage, box)."""
 
@@ -39,7 +41,7 @@ EXTRA = re.compile(r"^Got unexpected extra argument\(s\) \((.+)\)$")
 
 def add_hint(error: UsageError, words: list[str]) -> None:
     """Append what to write instead to `error`'s message, where one of the cases above is it."""
-    from typer._click.exceptions import NoSuchOption
+    from typer._click.exceptions import MissingParameter, NoSuchOption
 
     ctx = error.ctx
     if ctx is None:
@@ -52,12 +54,16 @@ def add_hint(error: UsageError, words: list[str]) -> None:
             or _option_hint(ctx, option, words)
             or _root_command_hint(ctx, option)
         )
+    elif isinstance(error, MissingParameter) and "--judge" in getattr(error.param, "opts", []):
+        hint = _missing_judge_hint()
     elif match := EXTRA.match(error.message):
         extras = match.group(1).split(" ")
         hint = _run_folder_hint(ctx, extras[0], words) if len(extras) == 1 else None
         hint = hint or _list_hint(ctx, extras, words)
     if hint:
-        error.message = f"{error.format_message()}; {hint}"
+        # MissingParameter's own text comes before its message: "Missing option '--judge'. MSG"
+        missing = isinstance(error, MissingParameter)
+        error.message = hint if missing else f"{error.format_message()}; {hint}"
         if isinstance(error, NoSuchOption):
             error.possibilities = None  # already in the message, before the hint
 
@@ -122,6 +128,22 @@ def _judges_hint(ctx: Context, option: str, words: list[str]) -> str | None:
     return (
         f"{option} names the models of `poemetric generate`; `{_command_line(path)}` names its "
         f"judges with --judge: {shlex.join(['poemetric', *line])}"
+    )
+
+
+def _missing_judge_hint() -> str | None:
+    """`ghostwriting style-match` without --judge, which it requires: the judges to name (the
+    usage error said only "Missing option '--judge'")."""
+    from poemetric.roster import RosterError, load_catalog
+
+    try:
+        names = load_catalog("judges").names()
+    except RosterError:
+        return None
+    return (
+        f"give one of the judges: {', '.join(names)} (`poemetric models --judges`)"
+        if names
+        else None
     )
 
 

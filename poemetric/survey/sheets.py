@@ -45,7 +45,8 @@ def write_sheets(
     unknown = sorted(set(only or []) - set(everyone))
     if unknown:
         raise db.SurveyError(
-            f"no {plural(len(unknown), 'rater')} {', '.join(unknown)} in survey {survey_id!r}"
+            f"no {plural(len(unknown), 'rater')} {', '.join(unknown)} in survey {survey_id!r}; "
+            f"raters: {', '.join(everyone)}"
         )
     out = Path(out_dir)
     task = survey.task
