@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from poemetric.analysis.synthetic import build_synthetic_run
@@ -88,3 +89,21 @@ def test_a_recipe_author_the_run_lacks_is_left_out_not_every_author_shown(tmp_pa
     ], report.notes
     caption = (tmp_path / "out" / "words.caption.txt").read_text(encoding="utf-8")
     assert "over 2 authors (Human, model-a)" in caption, caption
+
+
+def test_a_recipe_naming_only_authors_the_run_lacks_keeps_each_names_hint() -> None:
+    """`authors: markvo` (a typo of the run's only model): every author is shown, and the note
+    said only "'markvo' names no LLM author of this run", losing the "did you mean 'markov'?"
+    that the name left out of a longer list gets."""
+    from poemetric.analysis.selection import AuthorSelectionError, select_authors
+
+    source = "the recipe's authors:"
+    for selection in ("markvo", "human, markvo"):
+        with pytest.raises(AuthorSelectionError) as error:
+            select_authors(selection, ["human", "markov"], source=source, leave_out_unknown=True)
+        assert str(error.value) == (
+            "the recipe's authors: 'markvo' is neither an author of this run nor a generator "
+            "group (did you mean 'markov'?); authors: human, markov"
+        )
+    with pytest.raises(AuthorSelectionError, match="'human' names no LLM author of this run"):
+        select_authors("human", ["human", "markov"], source=source, leave_out_unknown=True)

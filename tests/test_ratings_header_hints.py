@@ -289,3 +289,26 @@ def test_a_wide_file_with_items_under_their_table_names_is_refused_not_half_impo
     assert result.exit_code != 0, result.output
     assert "1 column names an item or comment spelled otherwise and would be left out: rename " \
         "'Comment' to 'comment' in the header line" in " ".join(result.output.split())  # fmt: skip
+
+
+def test_agree_reads_the_exported_answers_of_a_survey_with_raters_cy_and_cy(
+    tmp_path: Path,
+) -> None:
+    """A survey may have `Cy` and `cy` as two raters (`survey import` keeps them apart), and
+    `poemetric agree` on the file `export survey_answers` writes of it refused it as one rater
+    spelled two ways, telling the user to merge them: an exported file's ids are the survey's."""
+    run = tmp_path / "run"
+    with prepared_store(run, poems=2) as store:
+        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    poem = _a_poem(run)
+    both = tmp_path / "both.csv"
+    both.write_text(
+        f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
+    )
+    imported = runner.invoke(app, ["survey", "import", str(both), "--run", str(run)], env=WIDE)
+    assert imported.exit_code == 0, imported.output
+    exported = runner.invoke(app, ["export", "survey_answers", "--run", str(run)], env=WIDE)
+    assert exported.exit_code == 0, exported.output
+    status, output = _agree(run / "export" / "survey_answers.csv")
+    assert status == 0, output
+    assert "only in case or spaces" not in output

@@ -58,6 +58,7 @@ def select_authors(
     groups = roster_groups("generators")
     chosen: list[str] = []
     notes: list[str] = []
+    unknown_names: list[str] = []  # left out (`leave_out_unknown`), each with its hint
     for token in (t.strip() for t in selection.split(",")):
         if not token:
             continue
@@ -72,11 +73,12 @@ def select_authors(
             unknown = f"{token!r} is neither an author of this run nor a generator group{hint}"
             if leave_out_unknown:
                 notes.append(f"{source} {unknown}: left out")
+                unknown_names.append(unknown)
                 continue
             raise AuthorSelectionError(f"{unknown}; authors: {', '.join(authors)}")
     chosen = list(dict.fromkeys(a for a in chosen if a != HUMAN_AUTHOR))
     if not chosen:
-        raise AuthorSelectionError(
-            f"{source} {selection!r} names no LLM author of this run; authors: {', '.join(authors)}"
-        )
+        # Each name left out keeps its hint: "names no LLM author" alone hid a typo's.
+        why = "; ".join(unknown_names) or f"{selection!r} names no LLM author of this run"
+        raise AuthorSelectionError(f"{source} {why}; authors: {', '.join(authors)}")
     return ([HUMAN_AUTHOR] if HUMAN_AUTHOR in authors else []) + chosen, notes

@@ -262,10 +262,12 @@ def read_ratings(
     merged = np.asarray(
         [raters.number(f"{s}:{r}" if by_survey else r) for s, r in rows.raters.names], np.int32
     )
-    numbers, first = np.unique(merged[np.asarray(rows.rater, dtype=np.intp)], return_index=True)
-    first_lines = {raters.names[n]: rows.line[k] for n, k in zip(numbers, first, strict=True)}
-    if apart := spelled_apart(first_lines):
-        raise RatingsFileError(spelled_apart_message(path, apart, "run again; nothing read"))
+    if not exported:  # an exported file's ids are its surveys' own: one may have `Cy` and `cy`
+        rater_of_row = merged[np.asarray(rows.rater, dtype=np.intp)]
+        numbers, first = np.unique(rater_of_row, return_index=True)
+        first_lines = {raters.names[n]: rows.line[k] for n, k in zip(numbers, first, strict=True)}
+        if apart := spelled_apart(first_lines):
+            raise RatingsFileError(spelled_apart_message(path, apart, "run again; nothing read"))
     return _coded(
         path, table, rows, raters.names, merged, empty, na_value, scale, warnings, na_read
     )
