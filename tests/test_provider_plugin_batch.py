@@ -42,6 +42,12 @@ BATCH_PLUGIN = """\
                 key = resolve_api_key(self.spec, self.default_key_envs)
                 raise KeyError(f"no 'id' in the answer for {key}")
 
+        max_batch_bytes: ClassVar[int | None] = 1_000_000
+
+        def batch_item_bytes(self, custom_id, request):
+            self.bug("size")
+            return 100
+
         async def submit_batch(self, items):
             self.bug("submit")
             batch_id = f"toy-batch-{len(SUBMITTED)}"
@@ -67,6 +73,7 @@ BATCH_PLUGIN = """\
     [
         ("submit", "submit_batch", "KeyError: \"no 'id' in the answer for ***\""),
         ("junk", "submit_batch", "TypeError: it returned dict, not a batch id (str): {'id': "),
+        ("size", "batch_item_bytes", "KeyError: \"no 'id' in the answer for ***\""),
         ("poll", "batch_status", "KeyError: \"no 'id' in the answer for ***\""),
         ("collect", "batch_results", "KeyError: \"no 'id' in the answer for ***\""),
     ],
@@ -80,8 +87,9 @@ def test_a_bug_in_a_batch_adapter_stops_its_model_alone(
     method: str,
     error: str,
 ) -> None:
-    """A KeyError (any exception but ProviderError) from a plugin's submit_batch, batch_status
-    or batch_results was a traceback that ended the whole command, other models included."""
+    """A KeyError (any exception but ProviderError) from a plugin's submit_batch, batch_status,
+    batch_results or batch_item_bytes (which sizes the batches) was a traceback that ended the
+    whole command, other models included."""
     module = install("toy", BATCH_PLUGIN)
     user_models("generators", "mine", "name: mine\nprovider: toy\nmodel: x\n")
     secret = "toy-secret-value-0123"
@@ -92,7 +100,7 @@ def test_a_bug_in_a_batch_adapter_stops_its_model_alone(
             "--no-progress"]  # fmt: skip
     code, out, err = cli(*args)
     assert code == 1, out + err
-    batch = "" if step in ("submit", "junk") else " for batch toy-batch-0"
+    batch = "" if step in ("submit", "junk", "size") else " for batch toy-batch-0"
     stopped = [line for line in out.splitlines() if line.startswith("mine: ")]
     assert len(stopped) == 1, out
     assert stopped[0].startswith(
@@ -131,14 +139,14 @@ def test_a_bug_in_a_batch_adapter_stops_its_model_alone(
         assert len(sys.modules[module].SUBMITTED) == (0 if step == "submit" else 1)
         code, out, err = cli("batches", "abandon", marker, "--run", str(run), "--force")
         assert code == 0, out + err
-    else:
-        assert [b["batch_id"] for b in batches] == ["toy-batch-0"]
+    else:  # sized before any submission: none was made
+        assert [b["batch_id"] for b in batches] == ([] if step == "size" else ["toy-batch-0"])
     code, out, err = cli(*args)
     assert code == 0, out + err
     with RunStore(run) as store:
         assert store.count("generations", "author = 'mine' AND status = 'ok'") == 3
     paid = sys.modules[module].SUBMITTED
-    assert len(paid) == (1 if step in ("submit", "poll", "collect") else 2), paid
+    assert len(paid) == (1 if step in ("submit", "poll", "collect", "size") else 2), paid
 
 
 def test_a_malformed_completion_in_batch_results_fails_that_job_alone(

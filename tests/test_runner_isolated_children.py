@@ -108,3 +108,40 @@ def test_a_model_process_that_reported_but_cannot_exit_is_ended(
     spec = scripted_spec(name="lingers", provider="engine-that-lingers", model="local")
     (model,) = run_generation(store, [spec], options=FAST).models
     assert model.ok == 1
+
+
+class EngineCoreOutlivesItsModel(IsolatedProvider):
+    """An engine whose process is killed while the process it forked (vLLM's engine core, which
+    survives a killed parent: vLLM issues #34643, #55510) lives on, holding what it inherited."""
+
+    name: ClassVar[str] = "engine-core-outlives"
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[Completion | ProviderError]:
+        core = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+        core.start()
+        Path(os.environ["ENGINE_CORE_PID_FILE"]).write_text(str(core.pid))
+        os._exit(9)
+
+
+@pytest.mark.timeout(60)
+def test_a_killed_model_process_whose_engine_lives_on_does_not_hold_up_the_stage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's death was seen only as the end of its pipe, which the engine's own process,
+    forked with the pipe's end, kept open: the stage waited as long as that process lived (20 s
+    for one that lived 20 s; for ever for an orphaned engine core). Now its exit is seen."""
+    pid_file = tmp_path / "engine-core.pid"
+    monkeypatch.setenv("ENGINE_CORE_PID_FILE", str(pid_file))
+    register_provider("engine-core-outlives", EngineCoreOutlivesItsModel)
+    store = prepared_store(tmp_path, poems=1)
+    spec = scripted_spec(name="killed", provider="engine-core-outlives", model="local")
+    started = time.monotonic()
+    try:
+        (model,) = run_generation(store, [spec], options=FAST).models
+        assert time.monotonic() - started < 30
+        assert "exit code 9" in (model.not_run or "")
+    finally:
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), 9)

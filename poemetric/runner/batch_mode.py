@@ -113,7 +113,11 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
-    planned = split_batches(provider, to_submit, run.options.batch_max_items)
+    try:
+        planned = split_batches(provider, to_submit, run.options.batch_max_items)
+    except AdapterBug as bug:  # nothing submitted: the batches in flight are still collected
+        _stop_model(run, bug, "submission", jobs=len(to_submit))
+        planned = []
     for index, batch_jobs in enumerate(planned):
         chunk: list[Job] = []
         for job in batch_jobs:

@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from poemetric.providers.base import BatchCapable, ProviderError
+from poemetric.runner.adapter_bugs import AdapterBug
 from poemetric.runner.jobs import Job
 
 
 def split_batches(provider: BatchCapable, jobs: Sequence[Job], max_items: int) -> list[list[Job]]:
     """`jobs` in order, cut into batches within `max_items` and the provider's limits. A request
-    larger than the byte limit alone goes in a batch of its own (the provider says why not)."""
+    larger than the byte limit alone goes in a batch of its own (the provider says why not).
+    `AdapterBug` from the adapter's `batch_item_bytes` (`_item_bytes`)."""
     most = max(1, max_items)
     # getattr: an adapter registered as a virtual subclass has neither.
     if count_limit := getattr(provider, "max_batch_requests", None):
@@ -35,7 +37,18 @@ def split_batches(provider: BatchCapable, jobs: Sequence[Job], max_items: int) -
 
 
 def _item_bytes(provider: BatchCapable, job: Job) -> int:
+    """`batch_item_bytes` of the job's request; `AdapterBug` when it raises other than a
+    `ProviderError` or returns no int (a third-party adapter's bug stops its model alone, as
+    one in `submit_batch` does)."""
     try:
-        return provider.batch_item_bytes(job.key, job.request)
+        size: object = provider.batch_item_bytes(job.key, job.request)
     except ProviderError:  # a request the adapter refuses: its submission says why
         return 0
+    except Exception as error:
+        raise AdapterBug("batch_item_bytes", error) from error
+    if not isinstance(size, int) or isinstance(size, bool):
+        wrong = TypeError(
+            f"it returned {type(size).__name__}, not a byte count (int): {size!r:.80}"
+        )
+        raise AdapterBug("batch_item_bytes", wrong)
+    return size

@@ -13,6 +13,7 @@ import pickle
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
 from poemetric.providers.base import ModelSpec
@@ -31,6 +32,8 @@ def provider_target(spec: ModelSpec) -> str:
 
 #: Seconds a model's process that has reported may take to exit before it is terminated.
 EXIT_GRACE_S = 60.0
+#: Seconds between looks at whether a model's process that has not reported is still alive.
+_EXIT_CHECK_S = 0.5
 
 
 def spawn_isolated(
@@ -48,10 +51,16 @@ def spawn_isolated(
     arguments = (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec))
     child = context.Process(target=_child_main, args=(sending, entry, arguments), daemon=False)
     child.start()
-    sending.close()  # the child holds the only sending end: its exit ends `recv` with EOFError
+    sending.close()  # the child's is the sending end (and any process it forks: `_report`)
     try:
-        succeeded, value, where = receiving.recv()
-    except EOFError:  # a Pool's `apply` waited for ever
+        reported = _report(receiving, child)
+    except BaseException:  # a stop in this process: the child goes too, as a Pool's did
+        child.terminate()
+        child.join()
+        raise
+    finally:
+        receiving.close()
+    if reported is None:  # a Pool's `apply` waited for ever
         child.join()
         return ModelReport(
             spec.name,
@@ -61,12 +70,7 @@ def spawn_isolated(
             "stays pending for the next run",
             stopped_mid_run=True,
         )
-    except BaseException:  # a stop in this process: the child goes too, as a Pool's did
-        child.terminate()
-        child.join()
-        raise
-    finally:
-        receiving.close()
+    succeeded, value, where = reported
     child.join(EXIT_GRACE_S)
     if child.is_alive():  # reported, but its teardown hangs (a thread or process left behind)
         child.terminate()
@@ -74,6 +78,22 @@ def spawn_isolated(
     if not succeeded:
         raise value from ChildTraceback(where)
     return ModelReport.from_dict(value)
+
+
+def _report(receiving: Connection, child: BaseProcess) -> tuple[bool, Any, str] | None:
+    """What the child sent, or None when it ended without sending. Its end is seen by its exit
+    status, not by the pipe's end (nor `child.sentinel`'s), which a process the child forked
+    holds open: vLLM's engine core, which outlives a killed parent (vLLM issues #34643,
+    #55510)."""
+    while not receiving.poll(_EXIT_CHECK_S) and child.is_alive():
+        pass
+    if not receiving.poll():  # ended, nothing sent
+        return None
+    try:
+        sent: tuple[bool, Any, str] = receiving.recv()
+    except EOFError:  # ended, and no other process holds the pipe open
+        return None
+    return sent
 
 
 def _child_main(sending: Connection, entry: ChildEntry, arguments: tuple[Any, ...]) -> None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.store.db import StoreError, to_json
+from poemetric.store.models import engine_described
 from poemetric.text.plural import counted
 
 __all__ = [
@@ -125,7 +126,7 @@ def mixed_models(
                     _add(seen, (str(stage), str(name), "record"), _describe(record), path)
                 # Records made before the options were recorded are not compared on them.
                 if isinstance(record, dict) and "engine" in record:
-                    what = _describe_engine(record)
+                    what = engine_described(record["engine"])
                     _add(seen, (str(stage), str(name), "engine"), what, path)
         for judge, hashes in templates.judges.items():
             shown = ", ".join(h[:12] + "…" for h in hashes)
@@ -152,13 +153,3 @@ def _describe(record: dict[str, Any]) -> str:
     settings = record.get("settings")
     shown = to_json(settings) if settings else "{}"
     return f"{record.get('provider')} model {record.get('model')!r}, settings {shown}"
-
-
-def _describe_engine(record: dict[str, Any]) -> str:
-    """A model's provider and engine options as its record keeps them (a digest), as one line."""
-    engine = record.get("engine")
-    return (
-        f"provider or engine options sha256 {engine}…"
-        if engine
-        else "no provider or engine options"
-    )

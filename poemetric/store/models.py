@@ -73,6 +73,16 @@ def engine_fingerprint(spec: ModelSpec) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
+def engine_described(engine: object) -> str:
+    """A record's `engine` (`engine_fingerprint`) as words: `provider or engine options sha256
+    5bce7b8c365f…`, or `no provider or engine options`."""
+    return (
+        f"provider or engine options sha256 {engine}…"
+        if engine
+        else "no provider or engine options"
+    )
+
+
 def record_models(store: RunStore, stage: str, specs: Iterable[ModelSpec]) -> None:
     """Add (or refresh) the stage's models in the run's meta table, atomically. A model whose
     file now names another model id keeps, in `answers_before`, how many of its stored answers
@@ -102,8 +112,9 @@ def changed_models(
     """(name, what the run recorded, what the file says now) for each of `specs` that ran this
     stage under its name in another configuration: another model id (a
     `judges/local-openai.yaml` whose POEMETRIC_LOCAL_MODEL changed), named as `model '...'`, or
-    another provider or sampling settings (a temperature or seed edited between two runs, which
-    `merge` names as `mixed` across stores: `poemetric.store.merge_checks`), naming what
+    another provider, sampling settings (a temperature or seed edited between two runs, which
+    `merge` names as `mixed` across stores: `poemetric.store.merge_checks`) or provider or
+    engine options (`engine_fingerprint`; not in records made before), naming what
     differs; its stored answers are kept and take the new file's label. A record without settings (a run made before they were
     recorded) is compared by its model id only. The model ids named as before are those of the
     stored answers (`answered_by`), not the record's: a run that asked nothing recorded its
@@ -216,12 +227,7 @@ def _differences(record: dict[str, Any], now: dict[str, Any]) -> tuple[str, str]
             shown.append(f"provider {side.get('provider')}")
     if "engine" in record and record.get("engine") != now.get("engine"):  # recorded since
         for shown, side in zip(parts, (record, now), strict=True):
-            engine = side.get("engine")
-            shown.append(
-                f"provider or engine options sha256 {engine}…"
-                if engine
-                else "no provider or engine options"
-            )
+            shown.append(engine_described(side.get("engine")))
     was, will = record.get("settings") or {}, now.get("settings") or {}
     names = sorted(name for name in {*was, *will} if _value(was, name) != _value(will, name))
     for shown, values in zip(parts, (was, will), strict=True):
