@@ -73,6 +73,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("markov", "poemetric.form.phonetics"): "rhyme and syllables of the offline baseline",
     ("ghostwriting", "poemetric.form"): "syllables and rhymes of the ghostwriting measures",
     ("probes", "poemetric.form.rhyme"): "the rhyme of a probe's last line",
+    ("probes", "poemetric.form.phonetics"): (
+        "a swapped-in word's first sound, so that it takes the article (a/an) the original took"
+    ),
     ("extraction", "poemetric.form.rhyme"): (
         "a glued last line that rhymes with the stanza is verse, not a closing remark"
     ),
