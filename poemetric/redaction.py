@@ -62,6 +62,9 @@ _KEY_PATTERNS = re.compile(
     r"(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|"
     r"hf_[A-Za-z0-9]{16,}|(?i:bearer)\s+[A-Za-z0-9._\-]{8,})"
 )
+#: A word that starts shaped like a key (`_KEY_PATTERNS` not inside a word: "task-scheduler"
+#: holds "sk-scheduler").
+_KEY_SHAPED_WORD = re.compile(rf"(?<![A-Za-z0-9_\-])(?:{_KEY_PATTERNS.pattern})")
 #: A word that may hold (part of) a key; shorter ones cannot be a fragment or a masked key.
 _WORD = re.compile(r"[^\s\"'`,;:=&?|\\()\[\]{}<>]{4,}")  # 4: MASK_EDGE_CHARS
 _MASK = re.compile(r"[*\u2022]{3,}|\.{3,}|\u2026")
@@ -212,6 +215,45 @@ class Redactor:
     def contains_secret(self, text: str) -> bool:
         """`text` holds a secret that `__call__` removes."""
         return self._in_errors.found_in(text)
+
+
+#: Why a model file's setting holding a key is refused (`refused_keys`).
+KEY_IN_SETTINGS = (
+    "holds an API key (a key variable's value, or a word shaped like one: sk-..., Bearer ...): "
+    "settings are stored with every answer and shown in exports and the report; a key comes "
+    "only from the variable that api_key_env names"
+)
+
+
+def refused_keys(data: Any, field: str, env_names: Iterable[str] = ()) -> dict[str, str]:
+    """`{"FIELD.PLACE": why}` for each place of `data` (a model file's `settings.extra`, named
+    `field`) holding a key (`fields_holding_keys`)."""
+    places = fields_holding_keys(data, env_names)
+    return dict.fromkeys((f"{field}.{place}" for place in places), KEY_IN_SETTINGS)
+
+
+def fields_holding_keys(data: Any, env_names: Iterable[str] = ()) -> list[str]:
+    """The dotted places in JSON-like `data` (a model file's `settings.extra`) whose string holds
+    a key `Redactor(env_names)` knows (the value of a key variable, a piece of it, a URL's
+    login) or a word shaped like one (``sk-...``, ``Bearer ...``): ``"metadata.token"``; a list's
+    item is named by its list."""
+    redactor = Redactor(env_names)
+    return [
+        place
+        for place, text in _places(data, "")
+        if redactor.contains_secret(text) or _KEY_SHAPED_WORD.search(text)
+    ]
+
+
+def _places(data: Any, place: str) -> Iterator[tuple[str, str]]:
+    if isinstance(data, str):
+        yield place, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _places(value, f"{place}.{key}" if place else str(key))
+    elif isinstance(data, list | tuple):
+        for value in data:
+            yield from _places(value, place)
 
 
 class _Secrets:

@@ -327,3 +327,30 @@ def test_probe_lines_written_by_an_api_model_carry_no_key(
     assert "The proxy sent *** to" in pairs.read_text(encoding="utf-8")
     assert (tmp_path / "run" / "poemetric.sqlite").is_file()
     assert leaks(result.output) == [] and folder_leaks(tmp_path) == {}
+
+
+def test_a_key_in_a_model_files_extra_settings_is_refused_naming_its_line(
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key written into `settings.extra` (a proxy's body field) was sent, stored in every
+    answer's settings and the run's model records, exported and shown in the report, and
+    `models show` printed it; the file is now unusable, each place named with its line."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    settings = (
+        f"settings:\n  extra:\n    user: {KEY}\n    metadata:\n      name: task-scheduler-run\n"
+        "      auth: Bearer lit3ral-t0ken-9x\n"
+    )
+    path = user_model(
+        "generators",
+        "proxy",
+        f"name: proxy\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+        f"api_key_env: {KEY_ENV}\n{settings}",
+    )
+    shown = CliRunner().invoke(app, ["models", "show", "proxy"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 2 and leaks(shown.output) == []
+    assert f"{path}:8: settings.extra.user: holds an API key" in shown.output
+    assert f"{path}:11: settings.extra.metadata.auth: holds an API key" in shown.output
+    assert "metadata.name" not in shown.output  # "task-scheduler" holds "sk-scheduler"
+    output = generate(tmp_path / "run", "proxy")
+    assert "settings.extra.user: holds an API key" in output
+    assert leaks(output) == [] and folder_leaks(tmp_path / "run") == {}
