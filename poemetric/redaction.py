@@ -25,6 +25,10 @@ made of them secrets of error texts, logs and messages (`__call__`). A model's a
 (`response`) loses only those that look random (`looks_random`): a password chosen by a person
 ("Nightingale") may be a word of a poem, which a model never sees the login to write.
 
+A query parameter named as a secret (``?key=...``, which google-genai keeps on every call of a
+Gemini proxy's `base_url`; ``&access_token=...``) is treated as that login is: its value is shown
+as ``***`` (``KEY`` in a line to copy) and redacted like a password.
+
 The runner applies it to every response and error before they reach the run store, the cache,
 the call log or the terminal; the adapters to their errors and raw responses; the command line
 to a crash's traceback.
@@ -77,6 +81,16 @@ _URL_USERINFO_IN_TEXT = re.compile(
     r"\b([A-Za-z][A-Za-z0-9+.\-]*://)(?!(?:USER:PASSWORD|USER)@)[^\s/?#\"'<>]+@"
 )
 
+#: A URL query's parameter named as a secret (``?key=AIza...``, ``&access_token=...``, a
+#: proxy's ``?api-key=...``), and its value; not the placeholder `KEY_PLACEHOLDER`.
+KEY_PLACEHOLDER = "KEY"
+_QUERY_SECRET = re.compile(
+    r"([?&](?:[^=&#\s\"'<>]*[_.\-])?"
+    r"(?:api_?key|key|token|secret|password|passwd|auth|sig|signature|credentials?)=)"
+    rf"(?!{KEY_PLACEHOLDER}(?:[&#\s\"'<>]|$))([^&#\s\"'<>]+)",
+    re.IGNORECASE,
+)
+
 #: A URL's login this long, of letters and digits both, is taken for a generated secret.
 RANDOM_LOGIN_CHARS = 16
 #: The characters that end a URL's host part: a raw one in a login hides the login's end.
@@ -98,39 +112,45 @@ def remember_secret(value: str) -> None:
 
 
 def url_without_credentials(url: str) -> str:
-    """`url` as messages, caches and `models show` give it: a user part replaced by `***`
-    (``http://user:pass@host/v1`` -> ``http://***@host/v1``), the host and path kept."""
-    return _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1)
+    """`url` as messages, caches and `models show` give it: a user part and a query's secret
+    replaced by `***` (``http://user:pass@host/v1`` -> ``http://***@host/v1``, ``?key=AIza...``
+    -> ``?key=***``), the host and path kept."""
+    return _QUERY_SECRET.sub(rf"\g<1>{MARK}", _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1))
 
 
 def url_to_copy(url: str) -> tuple[str, str]:
     """`url` for a line a user copies (a command, a `base_url:` to write), and what to say
     after it: the login replaced by ``USER:PASSWORD`` (``USER`` where it has no password) and
     ``put your login in place of USER:PASSWORD``, so that a pasted line is visibly incomplete
-    rather than silently sending ``***``; `url` itself and "" where it has no login."""
+    rather than silently sending ``***``; a query's secret (``?key=...``) likewise becomes
+    ``KEY``; `url` itself and "" where it has neither."""
+    notes = []
     match = _URL_USERINFO.match(url)
-    if match is None:
-        return url, ""
-    placeholder = LOGIN_PLACEHOLDERS[0 if ":" in match.group(2) else 1]
-    return (
-        _URL_USERINFO.sub(rf"\g<1>{placeholder}@", url, count=1),
-        f"put your login in place of {placeholder}",
-    )
+    if match is not None:
+        placeholder = LOGIN_PLACEHOLDERS[0 if ":" in match.group(2) else 1]
+        url = _URL_USERINFO.sub(rf"\g<1>{placeholder}@", url, count=1)
+        notes.append(f"your login in place of {placeholder}")
+    url, keys = _QUERY_SECRET.subn(rf"\g<1>{KEY_PLACEHOLDER}", url)
+    if keys:
+        notes.append(f"your key in place of {KEY_PLACEHOLDER}")
+    return url, f"put {' and '.join(notes)}" if notes else ""
 
 
 def url_credentials(url: str | None) -> tuple[str, ...]:
     """The secrets in `url`'s user part, as written and percent-decoded: the password and the
     ``user:password`` pair, or the user alone where there is no password (a token as user);
     and the pair as the SDKs' HTTP client sends it (``Authorization: Basic <base64>``), which a
-    proxy's error page may echo."""
+    proxy's error page may echo; and the values of its query's secrets (``?key=...``)."""
+    queried = [match.group(2) for match in _QUERY_SECRET.finditer(url or "")]
     match = _URL_USERINFO.match(url or "")
-    if match is None:
-        return ()
-    userinfo = match.group(2)
-    user, colon, password = userinfo.partition(":")
-    found = (password, userinfo) if colon and password else (user,)
-    basic = b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-    values = (v for value in found for v in (value, unquote(value)))
+    found: tuple[str, ...] = ()
+    basic = ""
+    if match is not None:
+        userinfo = match.group(2)
+        user, colon, password = userinfo.partition(":")
+        found = (password, userinfo) if colon and password else (user,)
+        basic = b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    values = (v for value in (*found, *queried) for v in (value, unquote(value)))
     return tuple(dict.fromkeys(v for v in (*values, basic) if v))
 
 
@@ -195,6 +215,7 @@ class Redactor:
     def __call__(self, text: str) -> str:
         """An error text or message without keys or anything shaped like one."""
         text = _URL_USERINFO_IN_TEXT.sub(rf"\g<1>{MARK}@", text)
+        text = _QUERY_SECRET.sub(rf"\g<1>{MARK}", text)
         return _KEY_PATTERNS.sub(MARK, self._in_errors.removed(text))
 
     def response(self, text: str) -> str:

@@ -354,3 +354,17 @@ def test_a_key_in_a_model_files_extra_settings_is_refused_naming_its_line(
     output = generate(tmp_path / "run", "proxy")
     assert "settings.extra.user: holds an API key" in output
     assert leaks(output) == [] and folder_leaks(tmp_path / "run") == {}
+
+
+def test_a_key_in_a_base_urls_query_is_neither_shown_nor_stored(
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """google-genai sends a `base_url`'s query (`?key=...`, as a Gemini proxy takes the key) with
+    every call; `models show`, the "cannot connect to URL" line and the call log showed it."""
+    monkeypatch.setenv("GEMINI_API_KEY", "unused-by-this-proxy")
+    model_file(user_model, "gem", "google", f"http://127.0.0.1:9/?key={KEY}&alt=json")
+    shown = CliRunner().invoke(app, ["models", "show", "gem"], env={"COLUMNS": "300"})
+    assert "base_url: http://127.0.0.1:9/?key=***&alt=json" in shown.output
+    output = generate(tmp_path / "run", "gem")
+    assert "cannot connect to http://127.0.0.1:9/?key=***&alt=json" in output
+    assert leaks(shown.output + output) == [] and folder_leaks(tmp_path / "run") == {}
