@@ -253,6 +253,12 @@ def refused_keys(data: Any, field: str, env_names: Iterable[str] = ()) -> dict[s
     return dict.fromkeys((f"{field}.{place}" for place in places), KEY_IN_SETTINGS)
 
 
+def shaped_like_key(text: str) -> bool:
+    """`text` starts a word shaped like a key (``sk-...``, ``AIza...``, ``hf_...``, ``Bearer ...``),
+    not inside a word ("task-scheduler")."""
+    return bool(_KEY_SHAPED_WORD.search(text))
+
+
 def fields_holding_keys(data: Any, env_names: Iterable[str] = ()) -> list[str]:
     """The dotted places in JSON-like `data` (a model file's `settings.extra`) whose string holds
     a key `Redactor(env_names)` knows (the value of a key variable, a piece of it, a URL's
@@ -262,7 +268,7 @@ def fields_holding_keys(data: Any, env_names: Iterable[str] = ()) -> list[str]:
     return [
         place
         for place, text in _places(data, "")
-        if redactor.contains_secret(text) or _KEY_SHAPED_WORD.search(text)
+        if redactor.contains_secret(text) or shaped_like_key(text)
     ]
 
 

@@ -368,3 +368,22 @@ def test_a_key_in_a_base_urls_query_is_neither_shown_nor_stored(
     output = generate(tmp_path / "run", "gem")
     assert "cannot connect to http://127.0.0.1:9/?key=***&alt=json" in output
     assert leaks(shown.output + output) == [] and folder_leaks(tmp_path / "run") == {}
+
+
+@pytest.mark.parametrize(
+    "pasted", ["hf_Zq8Xw3Lk5Rt7Yp2Nv4HbCANARYabcdefgh", "AIzaSyB_Zq8Xw3Lk5Rt7Yp2Nv4HbCANARY012"]
+)
+def test_a_key_pasted_as_api_key_env_is_refused_unquoted(
+    pasted: str, user_model: Callable[..., Path]
+) -> None:
+    """A Hugging Face token or a Gemini key holding '_' passed for a variable's name: `models
+    show` printed it, and a run said "set the environment variable ***"."""
+    path = user_model(
+        "generators",
+        "hub",
+        f"name: hub\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+        f"api_key_env: {pasted}\n",
+    )
+    shown = CliRunner().invoke(app, ["models", "show", "hub"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 2 and pasted[:12] not in shown.output
+    assert f"{path}:5: api_key_env must be the name of the environment variable" in shown.output

@@ -22,7 +22,12 @@ from poemetric.providers.registry import (
     listed_providers,
     provider_class,
 )
-from poemetric.redaction import has_unreadable_login, refused_keys, remember_url_credentials
+from poemetric.redaction import (
+    has_unreadable_login,
+    refused_keys,
+    remember_url_credentials,
+    shaped_like_key,
+)
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -121,9 +126,10 @@ def _check_login_readable(path: Path, base_url: str, node: yaml.Node | None) -> 
 
 
 def _is_variable_name(value: str) -> bool:
-    """An environment variable's name, not a key: keys have '-' or are long runs of letters and
-    digits without '_' (hex keys)."""
-    return bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+    """An environment variable's name, not a key: keys have '-', are long runs of letters and
+    digits without '_' (hex keys), or start as keys do (`hf_...`, `AIza...`, which may hold '_')."""
+    name = bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+    return name and not shaped_like_key(value)
 
 
 def _unsigiled(value: str) -> str:
