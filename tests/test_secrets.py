@@ -387,3 +387,27 @@ def test_a_key_pasted_as_api_key_env_is_refused_unquoted(
     shown = CliRunner().invoke(app, ["models", "show", "hub"], env={"COLUMNS": "300"})
     assert shown.exit_code == 2 and pasted[:12] not in shown.output
     assert f"{path}:5: api_key_env must be the name of the environment variable" in shown.output
+
+
+@pytest.mark.parametrize(
+    ("pasted", "named"),
+    [("\u201c", "LEFT DOUBLE QUOTATION MARK U+201C"), ("\n", "a control character U+000A")],
+)
+def test_a_key_holding_a_character_no_header_carries_stops_before_any_call(
+    pasted: str,
+    named: str,
+    tmp_path: Path,
+    user_model: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A curly quote or a line break pasted inside the key failed each call as a "malformed or
+    truncated response body (UnicodeEncodeError ...)" or as a connection error retried by every
+    run; the command now stops first, naming the variable and the character, not the key."""
+    monkeypatch.setenv("OPENAI_API_KEY", f"{KEY[:16]}{pasted}{KEY[16:]}")
+    model_file(user_model, "gpt", "openai", "http://127.0.0.1:9/v1")
+    output = " ".join(generate(tmp_path / "run", "gpt").split())
+    assert (
+        "the environment variable OPENAI_API_KEY holds a character an HTTP header cannot carry "
+        f"({named}, character 17 of 30)"
+    ) in output
+    assert "nothing was run" in output and leaks(output) == []
