@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
-from poemetric.redaction import Redactor
+from poemetric.redaction import Redactor, url_to_copy
 from poemetric.store import RunStore
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
@@ -368,6 +368,12 @@ def test_a_key_in_a_base_urls_query_is_neither_shown_nor_stored(
     output = generate(tmp_path / "run", "gem")
     assert "cannot connect to http://127.0.0.1:9/?key=***&alt=json" in output
     assert leaks(shown.output + output) == [] and folder_leaks(tmp_path / "run") == {}
+    assert url_to_copy(f"http://u:pw@h/v1?alt=json&x-api-key={KEY}") == (
+        "http://USER:PASSWORD@h/v1?alt=json&x-api-key=KEY",
+        "put your login in place of USER:PASSWORD and your key in place of KEY",
+    )
+    quoted = "GET http://h/?monkey=1&access_token=tok123456 failed; write ?key=KEY"
+    assert Redactor()(quoted) == "GET http://h/?monkey=1&access_token=*** failed; write ?key=KEY"
 
 
 @pytest.mark.parametrize(
