@@ -25,6 +25,10 @@ made of them secrets of error texts, logs and messages (`__call__`). A model's a
 (`response`) loses only those that look random (`looks_random`): a password chosen by a person
 ("Nightingale") may be a word of a poem, which a model never sees the login to write.
 
+A query parameter named as a secret (``?key=...``, which google-genai keeps on every call of a
+Gemini proxy's `base_url`; ``&access_token=...``) is treated as that login is: its value is shown
+as ``***`` (``KEY`` in a line to copy) and redacted like a password.
+
 The runner applies it to every response and error before they reach the run store, the cache,
 the call log or the terminal; the adapters to their errors and raw responses; the command line
 to a crash's traceback.
@@ -62,6 +66,9 @@ _KEY_PATTERNS = re.compile(
     r"(sk-[A-Za-z0-9_\-]{8,}|sk-ant-[A-Za-z0-9_\-]{8,}|AIza[0-9A-Za-z_\-]{20,}|"
     r"hf_[A-Za-z0-9]{16,}|(?i:bearer)\s+[A-Za-z0-9._\-]{8,})"
 )
+#: A word that starts shaped like a key (`_KEY_PATTERNS` not inside a word: "task-scheduler"
+#: holds "sk-scheduler").
+_KEY_SHAPED_WORD = re.compile(rf"(?<![A-Za-z0-9_\-])(?:{_KEY_PATTERNS.pattern})")
 #: A word that may hold (part of) a key; shorter ones cannot be a fragment or a masked key.
 _WORD = re.compile(r"[^\s\"'`,;:=&?|\\()\[\]{}<>]{4,}")  # 4: MASK_EDGE_CHARS
 _MASK = re.compile(r"[*\u2022]{3,}|\.{3,}|\u2026")
@@ -72,6 +79,16 @@ LOGIN_PLACEHOLDERS = ("USER:PASSWORD", "USER")
 #: The same anywhere in an error text (an SDK's message quoting the URL it called).
 _URL_USERINFO_IN_TEXT = re.compile(
     r"\b([A-Za-z][A-Za-z0-9+.\-]*://)(?!(?:USER:PASSWORD|USER)@)[^\s/?#\"'<>]+@"
+)
+
+#: A URL query's parameter named as a secret (``?key=AIza...``, ``&access_token=...``, a
+#: proxy's ``?api-key=...``), and its value; not the placeholder `KEY_PLACEHOLDER`.
+KEY_PLACEHOLDER = "KEY"
+_QUERY_SECRET = re.compile(
+    r"([?&](?:[^=&#\s\"'<>]*[_.\-])?"
+    r"(?:api_?key|key|token|secret|password|passwd|auth|sig|signature|credentials?)=)"
+    rf"(?!{KEY_PLACEHOLDER}(?:[&#\s\"'<>]|$))([^&#\s\"'<>]+)",
+    re.IGNORECASE,
 )
 
 #: A URL's login this long, of letters and digits both, is taken for a generated secret.
@@ -95,39 +112,45 @@ def remember_secret(value: str) -> None:
 
 
 def url_without_credentials(url: str) -> str:
-    """`url` as messages, caches and `models show` give it: a user part replaced by `***`
-    (``http://user:pass@host/v1`` -> ``http://***@host/v1``), the host and path kept."""
-    return _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1)
+    """`url` as messages, caches and `models show` give it: a user part and a query's secret
+    replaced by `***` (``http://user:pass@host/v1`` -> ``http://***@host/v1``, ``?key=AIza...``
+    -> ``?key=***``), the host and path kept."""
+    return _QUERY_SECRET.sub(rf"\g<1>{MARK}", _URL_USERINFO.sub(rf"\g<1>{MARK}@", url, count=1))
 
 
 def url_to_copy(url: str) -> tuple[str, str]:
     """`url` for a line a user copies (a command, a `base_url:` to write), and what to say
     after it: the login replaced by ``USER:PASSWORD`` (``USER`` where it has no password) and
     ``put your login in place of USER:PASSWORD``, so that a pasted line is visibly incomplete
-    rather than silently sending ``***``; `url` itself and "" where it has no login."""
+    rather than silently sending ``***``; a query's secret (``?key=...``) likewise becomes
+    ``KEY``; `url` itself and "" where it has neither."""
+    notes = []
     match = _URL_USERINFO.match(url)
-    if match is None:
-        return url, ""
-    placeholder = LOGIN_PLACEHOLDERS[0 if ":" in match.group(2) else 1]
-    return (
-        _URL_USERINFO.sub(rf"\g<1>{placeholder}@", url, count=1),
-        f"put your login in place of {placeholder}",
-    )
+    if match is not None:
+        placeholder = LOGIN_PLACEHOLDERS[0 if ":" in match.group(2) else 1]
+        url = _URL_USERINFO.sub(rf"\g<1>{placeholder}@", url, count=1)
+        notes.append(f"your login in place of {placeholder}")
+    url, keys = _QUERY_SECRET.subn(rf"\g<1>{KEY_PLACEHOLDER}", url)
+    if keys:
+        notes.append(f"your key in place of {KEY_PLACEHOLDER}")
+    return url, f"put {' and '.join(notes)}" if notes else ""
 
 
 def url_credentials(url: str | None) -> tuple[str, ...]:
     """The secrets in `url`'s user part, as written and percent-decoded: the password and the
     ``user:password`` pair, or the user alone where there is no password (a token as user);
     and the pair as the SDKs' HTTP client sends it (``Authorization: Basic <base64>``), which a
-    proxy's error page may echo."""
+    proxy's error page may echo; and the values of its query's secrets (``?key=...``)."""
+    queried = [match.group(2) for match in _QUERY_SECRET.finditer(url or "")]
     match = _URL_USERINFO.match(url or "")
-    if match is None:
-        return ()
-    userinfo = match.group(2)
-    user, colon, password = userinfo.partition(":")
-    found = (password, userinfo) if colon and password else (user,)
-    basic = b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-    values = (v for value in found for v in (value, unquote(value)))
+    found: tuple[str, ...] = ()
+    basic = ""
+    if match is not None:
+        userinfo = match.group(2)
+        user, colon, password = userinfo.partition(":")
+        found = (password, userinfo) if colon and password else (user,)
+        basic = b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    values = (v for value in (*found, *queried) for v in (value, unquote(value)))
     return tuple(dict.fromkeys(v for v in (*values, basic) if v))
 
 
@@ -192,6 +215,7 @@ class Redactor:
     def __call__(self, text: str) -> str:
         """An error text or message without keys or anything shaped like one."""
         text = _URL_USERINFO_IN_TEXT.sub(rf"\g<1>{MARK}@", text)
+        text = _QUERY_SECRET.sub(rf"\g<1>{MARK}", text)
         return _KEY_PATTERNS.sub(MARK, self._in_errors.removed(text))
 
     def response(self, text: str) -> str:
@@ -212,6 +236,51 @@ class Redactor:
     def contains_secret(self, text: str) -> bool:
         """`text` holds a secret that `__call__` removes."""
         return self._in_errors.found_in(text)
+
+
+#: Why a model file's setting holding a key is refused (`refused_keys`).
+KEY_IN_SETTINGS = (
+    "holds an API key (a key variable's value, or a word shaped like one: sk-..., Bearer ...): "
+    "settings are stored with every answer and shown in exports and the report; a key comes "
+    "only from the variable that api_key_env names"
+)
+
+
+def refused_keys(data: Any, field: str, env_names: Iterable[str] = ()) -> dict[str, str]:
+    """`{"FIELD.PLACE": why}` for each place of `data` (a model file's `settings.extra`, named
+    `field`) holding a key (`fields_holding_keys`)."""
+    places = fields_holding_keys(data, env_names)
+    return dict.fromkeys((f"{field}.{place}" for place in places), KEY_IN_SETTINGS)
+
+
+def shaped_like_key(text: str) -> bool:
+    """`text` starts a word shaped like a key (``sk-...``, ``AIza...``, ``hf_...``, ``Bearer ...``),
+    not inside a word ("task-scheduler")."""
+    return bool(_KEY_SHAPED_WORD.search(text))
+
+
+def fields_holding_keys(data: Any, env_names: Iterable[str] = ()) -> list[str]:
+    """The dotted places in JSON-like `data` (a model file's `settings.extra`) whose string holds
+    a key `Redactor(env_names)` knows (the value of a key variable, a piece of it, a URL's
+    login) or a word shaped like one (``sk-...``, ``Bearer ...``): ``"metadata.token"``; a list's
+    item is named by its list."""
+    redactor = Redactor(env_names)
+    return [
+        place
+        for place, text in _places(data, "")
+        if redactor.contains_secret(text) or shaped_like_key(text)
+    ]
+
+
+def _places(data: Any, place: str) -> Iterator[tuple[str, str]]:
+    if isinstance(data, str):
+        yield place, data
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            yield from _places(value, f"{place}.{key}" if place else str(key))
+    elif isinstance(data, list | tuple):
+        for value in data:
+            yield from _places(value, place)
 
 
 class _Secrets:

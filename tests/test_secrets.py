@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.providers.base import ModelSpec
-from poemetric.redaction import Redactor
+from poemetric.redaction import Redactor, url_to_copy
 from poemetric.store import RunStore
 from poemetric.testing.exchange import HttpAnswer
 from poemetric.testing.servers import ChatCall, GeminiServer, OpenAIServer, RecordedRequest
@@ -327,3 +327,93 @@ def test_probe_lines_written_by_an_api_model_carry_no_key(
     assert "The proxy sent *** to" in pairs.read_text(encoding="utf-8")
     assert (tmp_path / "run" / "poemetric.sqlite").is_file()
     assert leaks(result.output) == [] and folder_leaks(tmp_path) == {}
+
+
+def test_a_key_in_a_model_files_extra_settings_is_refused_naming_its_line(
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key written into `settings.extra` (a proxy's body field) was sent, stored in every
+    answer's settings and the run's model records, exported and shown in the report, and
+    `models show` printed it; the file is now unusable, each place named with its line."""
+    monkeypatch.setenv(KEY_ENV, KEY)
+    settings = (
+        f"settings:\n  extra:\n    user: {KEY}\n    metadata:\n      name: task-scheduler-run\n"
+        "      auth: Bearer lit3ral-t0ken-9x\n"
+    )
+    path = user_model(
+        "generators",
+        "proxy",
+        f"name: proxy\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+        f"api_key_env: {KEY_ENV}\n{settings}",
+    )
+    shown = CliRunner().invoke(app, ["models", "show", "proxy"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 2 and leaks(shown.output) == []
+    assert f"{path}:8: settings.extra.user: holds an API key" in shown.output
+    assert f"{path}:11: settings.extra.metadata.auth: holds an API key" in shown.output
+    assert "metadata.name" not in shown.output  # "task-scheduler" holds "sk-scheduler"
+    output = generate(tmp_path / "run", "proxy")
+    assert "settings.extra.user: holds an API key" in output
+    assert leaks(output) == [] and folder_leaks(tmp_path / "run") == {}
+
+
+def test_a_key_in_a_base_urls_query_is_neither_shown_nor_stored(
+    tmp_path: Path, user_model: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """google-genai sends a `base_url`'s query (`?key=...`, as a Gemini proxy takes the key) with
+    every call; `models show`, the "cannot connect to URL" line and the call log showed it."""
+    monkeypatch.setenv("GEMINI_API_KEY", "unused-by-this-proxy")
+    model_file(user_model, "gem", "google", f"http://127.0.0.1:9/?key={KEY}&alt=json")
+    shown = CliRunner().invoke(app, ["models", "show", "gem"], env={"COLUMNS": "300"})
+    assert "base_url: http://127.0.0.1:9/?key=***&alt=json" in shown.output
+    output = generate(tmp_path / "run", "gem")
+    assert "cannot connect to http://127.0.0.1:9/?key=***&alt=json" in output
+    assert leaks(shown.output + output) == [] and folder_leaks(tmp_path / "run") == {}
+    assert url_to_copy(f"http://u:pw@h/v1?alt=json&x-api-key={KEY}") == (
+        "http://USER:PASSWORD@h/v1?alt=json&x-api-key=KEY",
+        "put your login in place of USER:PASSWORD and your key in place of KEY",
+    )
+    quoted = "GET http://h/?monkey=1&access_token=tok123456 failed; write ?key=KEY"
+    assert Redactor()(quoted) == "GET http://h/?monkey=1&access_token=*** failed; write ?key=KEY"
+
+
+@pytest.mark.parametrize(
+    "pasted", ["hf_Zq8Xw3Lk5Rt7Yp2Nv4HbCANARYabcdefgh", "AIzaSyB_Zq8Xw3Lk5Rt7Yp2Nv4HbCANARY012"]
+)
+def test_a_key_pasted_as_api_key_env_is_refused_unquoted(
+    pasted: str, user_model: Callable[..., Path]
+) -> None:
+    """A Hugging Face token or a Gemini key holding '_' passed for a variable's name: `models
+    show` printed it, and a run said "set the environment variable ***"."""
+    path = user_model(
+        "generators",
+        "hub",
+        f"name: hub\nprovider: openai-compatible\nmodel: m\nbase_url: http://127.0.0.1:9/v1\n"
+        f"api_key_env: {pasted}\n",
+    )
+    shown = CliRunner().invoke(app, ["models", "show", "hub"], env={"COLUMNS": "300"})
+    assert shown.exit_code == 2 and pasted[:12] not in shown.output
+    assert f"{path}:5: api_key_env must be the name of the environment variable" in shown.output
+
+
+@pytest.mark.parametrize(
+    ("pasted", "named"),
+    [("\u201c", "LEFT DOUBLE QUOTATION MARK U+201C"), ("\n", "a control character U+000A")],
+)
+def test_a_key_holding_a_character_no_header_carries_stops_before_any_call(
+    pasted: str,
+    named: str,
+    tmp_path: Path,
+    user_model: Callable[..., Path],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A curly quote or a line break pasted inside the key failed each call as a "malformed or
+    truncated response body (UnicodeEncodeError ...)" or as a connection error retried by every
+    run; the command now stops first, naming the variable and the character, not the key."""
+    monkeypatch.setenv("OPENAI_API_KEY", f"{KEY[:16]}{pasted}{KEY[16:]}")
+    model_file(user_model, "gpt", "openai", "http://127.0.0.1:9/v1")
+    output = " ".join(generate(tmp_path / "run", "gpt").split())
+    assert (
+        "the environment variable OPENAI_API_KEY holds a character an HTTP header cannot carry "
+        f"({named}, character 17 of 30)"
+    ) in output
+    assert "nothing was run" in output and leaks(output) == []

@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import os
 import threading
+import unicodedata
 from abc import abstractmethod
 from collections.abc import Sequence
 from types import ModuleType
@@ -78,6 +79,7 @@ def resolve_api_key(
         value = os.environ.get(name, "").strip()
         if value:
             remember_secret(value)  # kept out of everything this process stores or prints
+            _check_sendable(needs, name, value)
             return value
     no_key = " (`api_key_env: false` for a server that checks no key)" if accepts_no_key else ""
     if not names:  # it said "set the environment variable (no variable configured: ...)"
@@ -100,6 +102,21 @@ def resolve_api_key(
         f"{_lookalike_hint(names)}",
         retryable=False,
     )
+
+
+def _check_sendable(needs: str, name: str, key: str) -> None:
+    """A non-retryable `ProviderError` when `key` holds a character an HTTP header cannot carry
+    (a curly quote or a line break pasted with it): the SDK's failure read as a connection error
+    retried by every run, or as a malformed response. Only the character is named."""
+    for index, char in enumerate(key):
+        if not " " <= char <= "~":
+            what = f"{unicodedata.name(char, 'a control character')} U+{ord(char):04X}"
+            raise ProviderError(
+                f"{needs}: the environment variable {name} holds a character an HTTP header "
+                f"cannot carry ({what}, character {index + 1} of {len(key)}), so no call "
+                "could send it: set the variable again with the key alone, as plain text",
+                retryable=False,
+            )
 
 
 def _lookalike_hint(names: Sequence[str]) -> str:

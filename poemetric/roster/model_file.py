@@ -3,6 +3,7 @@ judge template a judge file names."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Sequence
@@ -21,7 +22,12 @@ from poemetric.providers.registry import (
     listed_providers,
     provider_class,
 )
-from poemetric.redaction import has_unreadable_login, remember_url_credentials
+from poemetric.redaction import (
+    has_unreadable_login,
+    refused_keys,
+    remember_url_credentials,
+    shaped_like_key,
+)
 from poemetric.roster.base import (
     RESERVED_NAMES,
     RosterError,
@@ -120,9 +126,10 @@ def _check_login_readable(path: Path, base_url: str, node: yaml.Node | None) -> 
 
 
 def _is_variable_name(value: str) -> bool:
-    """An environment variable's name, not a key: keys have '-' or are long runs of letters and
-    digits without '_' (hex keys)."""
-    return bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+    """An environment variable's name, not a key: keys have '-', are long runs of letters and
+    digits without '_' (hex keys), or start as keys do (`hf_...`, `AIza...`, which may hold '_')."""
+    name = bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
+    return name and not shaped_like_key(value)
 
 
 def _unsigiled(value: str) -> str:
@@ -309,11 +316,12 @@ def _check_needed_fields(path: Path, spec: ModelSpec, node: yaml.Node | None) ->
 def _check_settings(path: Path, spec: ModelSpec, node: yaml.Node | None) -> None:
     """A `RosterFileError` for a setting the provider cannot send for this model (its
     `refused_settings`: `temperature` for an OpenAI reasoning model): run, it would be left out
-    while the run's record and `models show` say it was used, or fail every call."""
-    try:
-        refused = provider_class(spec.provider).refused_settings(spec)
-    except (UnknownProviderError, ImportError):
-        return
+    while the run's record and `models show` say it was used, or fail every call. An API key in
+    `extra` too: settings are stored with every answer, exported and shown in the report."""
+    key_envs = [spec.api_key_env] if isinstance(spec.api_key_env, str) else []
+    refused = refused_keys(spec.settings.extra, "extra", key_envs)
+    with contextlib.suppress(UnknownProviderError, ImportError):
+        refused.update(provider_class(spec.provider).refused_settings(spec))
     _refuse(path, node, "settings", refused)
 
 
