@@ -41,7 +41,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (["ghostwriting", "style-match", "--judge", "gemini-2.5-pro", "--dry-run"],
          f"error: --authors: no poems by 'Markov baseline' {LABELLED} in run RUN; authors: "
          "human, markov"),
-        (["survey", "build"],
+        (["survey", "build", "--per-rater", "2"],
          f"error: --authors: no poems by 'Markov baseline' {LABELLED}; authors: human, markov"),
         # It was left out without a word: sheets of the markov poems only.
         (["ghostwriting", "sheets", "--out", "OUT"],

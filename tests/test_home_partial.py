@@ -210,7 +210,7 @@ def test_an_unknown_judge_with_no_judge_files_says_so(
     from poemetric.cli.judging import judge_spec
 
     with pytest.raises(typer.Exit):
-        judge_spec("gpt-4o")
+        judge_spec("gpt-4o", "ghostwriting style-match")
     said = " ".join(capsys.readouterr().err.split())
     assert said.startswith("error: unknown judge 'gpt-4o'"), said
     assert said.endswith("; judges: none (the judges folder holds no judge file)"), said

@@ -81,4 +81,5 @@ def test_the_bar_counts_the_first_answers_paid_when_the_budget_leaves_their_re_a
     cells = summary_row(result.output, "remote-test")
     tokens_in, tokens_out = (int(n.replace(",", "")) for n in cells["tokens in/out"].split("/"))
     assert int(bar[bar.index("tok") - 1].replace(",", "")) == tokens_in + tokens_out, bar
-    assert bar[-1] == f"${cells['cost $']}" != "$0.0000", bar
+    assert bar[bar.index("tok") + 1] == f"${cells['cost $']}" != "$0.0000", bar
+    assert bar[-2:] == ["budget-skipped:", "2"], bar  # both re-asks, unsent, said on the bar
