@@ -28,7 +28,7 @@ from poemetric.providers.base import (
     refuse_settings,
 )
 from poemetric.providers.extra_keys import refused_extra
-from poemetric.providers.remote_common import SDKProvider
+from poemetric.providers.remote_common import SDKProvider, split_base_url_query
 from poemetric.providers.remote_errors import malformed_error, scrub_raw, translate_stainless_error
 
 if TYPE_CHECKING:
@@ -58,9 +58,11 @@ class AnthropicProvider(SDKProvider["AsyncAnthropic"], BatchCapable):
     def create_client(self, api_key: str) -> AsyncAnthropic:
         from anthropic import AsyncAnthropic
 
+        base_url, query = split_base_url_query(self.spec.base_url)
         return AsyncAnthropic(
             api_key=api_key,
-            base_url=self.spec.base_url,
+            base_url=base_url,
+            default_query=query,
             max_retries=0,
             timeout=self.spec.limits.timeout_s,
         )

@@ -29,7 +29,7 @@ from poemetric.providers.openai_batches import LIST_PAGE as LIST_PAGE
 from poemetric.providers.openai_batches import SUBMISSION_TAG_KEY as SUBMISSION_TAG_KEY
 from poemetric.providers.openai_batches import OpenAIBatches
 from poemetric.providers.openai_batches import refuses_metadata as refuses_metadata
-from poemetric.providers.remote_common import SDKProvider
+from poemetric.providers.remote_common import SDKProvider, split_base_url_query
 from poemetric.providers.remote_errors import scrub_raw, translate_stainless_error
 from poemetric.redaction import url_to_copy, url_without_credentials
 
@@ -56,9 +56,11 @@ class OpenAIProvider(SDKProvider["AsyncOpenAI"], OpenAIBatches):
     def create_client(self, api_key: str) -> AsyncOpenAI:
         from openai import AsyncOpenAI
 
+        base_url, query = split_base_url_query(self.spec.base_url)
         return AsyncOpenAI(
             api_key=api_key,
-            base_url=self.spec.base_url,
+            base_url=base_url,
+            default_query=query,
             max_retries=0,
             timeout=self.spec.limits.timeout_s,
         )

@@ -18,6 +18,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from types import ModuleType
 from typing import ClassVar, Generic, TypeVar
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from poemetric.providers.base import ModelSpec, Provider, ProviderError
 from poemetric.providers.remote_errors import LOCAL_HOSTS as LOCAL_HOSTS
@@ -177,6 +178,19 @@ def _sdk_error(spec: ModelSpec, module: str, package: str, what: str) -> Provide
         "poemetric installs it)",
         retryable=False,
     )
+
+
+def split_base_url_query(base_url: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """`base_url` without its query, and the query as the Stainless SDKs' (openai, anthropic)
+    `default_query` takes it (None where there is none). Left in `base_url`, the SDK would add its
+    endpoint's path after the query (`/v1/?api-version=1chat/completions`): every call a 404."""
+    if not base_url:
+        return base_url, None
+    parts = urlsplit(base_url)
+    if not parts.query:
+        return base_url, None
+    query = dict(parse_qsl(parts.query, keep_blank_values=True))
+    return urlunsplit(parts._replace(query="")), query
 
 
 class SDKProvider(Provider, Generic[ClientT]):

@@ -23,7 +23,6 @@ from poemetric.providers.registry import (
     provider_class,
 )
 from poemetric.redaction import (
-    has_unreadable_login,
     refused_keys,
     remember_url_credentials,
     shaped_like_key,
@@ -34,6 +33,7 @@ from poemetric.roster.base import (
     RosterFileError,
     RosterKind,
 )
+from poemetric.roster.base_url_check import check_base_url
 from poemetric.roster.field_errors import validation_error
 from poemetric.roster.yaml_reader import _read_yaml
 from poemetric.suggest import close_names, did_you_mean
@@ -113,18 +113,6 @@ def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> di
     return result
 
 
-def _check_login_readable(path: Path, base_url: str, node: yaml.Node | None) -> None:
-    """Refuse a login with a raw '/', '?' or '#': where it ends cannot be told, so it would be
-    shown (and sent) as part of the host and path. Neither it nor the URL is quoted."""
-    if has_unreadable_login(base_url):
-        raise RosterFileError(
-            f"{path}:{line_of(node, ('base_url',))}: base_url: the login before '@' holds a "
-            "'/', '?' or '#', which would end the host there; percent-encode them in the "
-            "user name and password ('/' as %2F, '?' as %3F, '#' as %23: pa/ss as pa%2Fss)",
-            "base_url: '/', '?' or '#' in the login (percent-encode: %2F, %3F, %23)",
-        )
-
-
 def _is_variable_name(value: str) -> bool:
     """An environment variable's name, not a key: keys have '-', are long runs of letters and
     digits without '_' (hex keys), or start as keys do (`hf_...`, `AIza...`, which may hold '_')."""
@@ -172,7 +160,7 @@ def load_model_file(
         )
     data = _interpolate(path, data, node)
     if isinstance(data.get("base_url"), str):  # a login written into it: redacted everywhere
-        _check_login_readable(path, data["base_url"], node)
+        check_base_url(path, data["base_url"], node)
         remember_url_credentials(data["base_url"])
     try:
         spec = ModelSpec.model_validate(data)
