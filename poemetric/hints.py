@@ -89,12 +89,20 @@ def file_as_run(run: Path) -> str | None:
     """Why the file `run` is no `--run` (None for a folder, or a path that does not exist). A
     dataset given as the run (`analyze --run poems.csv`) was told "no run store at
     poems.csv/poemetric.sqlite; start a run with `poemetric generate --run poems.csv`", a command
-    that refuses a file as its run; the message names the run that a dataset makes instead."""
+    that refuses a file as its run; the message names the run that a dataset makes instead. A
+    file inside a run (`--run runs/x/report/index.html`) names that run, as a folder inside one
+    does (`store.connect.missing_store`)."""
     if not run.is_file():
         return None
     from poemetric.data.io import SUPPORTED_SUFFIXES  # an error's path: not at start-up
+    from poemetric.store.connect import run_above
+    from poemetric.store.db import DB_NAME
 
-    why = f"--run {run}: not a folder (a run is the folder that holds poemetric.sqlite)"
+    why = f"--run {run}: not a folder (a run is the folder that holds {DB_NAME})"
+    above = run_above(run, DB_NAME)
+    if above is not None:
+        use = "RUN=" if run_by_make() else "--run "
+        return f"{why}; the folder {above} above it is a run: {use}{above}"
     if run.suffix.lower() not in SUPPORTED_SUFFIXES:
         return why
     made = stage_command("generate", Path("runs") / run.stem, dataset=str(run))

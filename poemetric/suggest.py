@@ -6,17 +6,33 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Mapping
 
+#: How close `word` must be to one hyphenated part of a choice to name it (`gemni`, 0.91 of
+#: `gemini` in `gemini-2.5-pro`, where the whole name is 0.53 of it).
+PART_CUTOFF = 0.8
+
 
 def close_names(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> list[str]:
     """Up to three choices that look like `word`, closest first; where none does, those that
     have `word` as one of their hyphenated parts (`lear` for `lear-limericks`, too short a part
-    of it for a close match)."""
+    of it for a close match), else a part that looks like it (`gemni` for `gemini-2.5-pro`)."""
     listed = list(choices)
     close = difflib.get_close_matches(word, listed, n=3, cutoff=cutoff)
     if close or len(word) < 3:
         return close
     part = word.casefold()
-    return [choice for choice in listed if part in choice.casefold().split("-")][:3]
+    named = [choice for choice in listed if part in choice.casefold().split("-")]
+    if named:
+        return named[:3]
+    fits = {choice: _part_fit(part, choice) for choice in listed}
+    near = [choice for choice in listed if fits[choice] >= PART_CUTOFF]
+    return sorted(near, key=lambda choice: -fits[choice])[:3]
+
+
+def _part_fit(part: str, choice: str) -> float:
+    """How close `part` is to the closest hyphenated part of `choice` (difflib's ratio)."""
+    return max(
+        difflib.SequenceMatcher(None, part, piece).ratio() for piece in choice.casefold().split("-")
+    )
 
 
 def did_you_mean(word: str, choices: Iterable[str], *, cutoff: float = 0.6) -> str:

@@ -69,7 +69,8 @@ def test_a_wrong_run_path_names_the_run_it_missed(
     """A newcomer's first wrong --run: the folder of runs (`--run runs`), a folder inside a run
     (`--run runs/demo/analysis`), the run's bare name (`--run demo`), or a command run from
     inside runs/demo without --run. Each only said to start a new run there; the run meant is
-    named."""
+    named. Inside a run that run is all the advice: the hint went on to "start a run with
+    `poemetric generate --run runs/demo/analysis`", a run inside the run."""
     for name in ("demo", "paper"):
         RunStore(tmp_path / "runs" / name).close()
     (tmp_path / "runs" / "demo" / "analysis").mkdir()
@@ -77,10 +78,39 @@ def test_a_wrong_run_path_names_the_run_it_missed(
     args = ["analyze"] if run == "runs/default" else ["analyze", "--run", run]
     result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
     assert result.exit_code == 2 and result.stdout == "", result.output
-    assert result.stderr.startswith(
-        f"error: no run store at {Path(run) / 'poemetric.sqlite'}; {hint}; start a run with "
-    ), result.stderr
+    missing = f"error: no run store at {Path(run) / 'poemetric.sqlite'}; {hint}"
+    if "above it is a run" in hint:
+        assert result.stderr == f"{missing}\n"
+    else:
+        assert result.stderr.startswith(f"{missing}; start a run with "), result.stderr
     assert not (tmp_path / where / run / "poemetric.sqlite").exists()
+
+
+@pytest.mark.parametrize("make", [False, True], ids=["poemetric", "make"])
+@pytest.mark.parametrize("inside", ["analysis", "report/index.html"], ids=["folder", "file"])
+def test_a_path_inside_a_run_names_only_that_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, inside: str, make: bool
+) -> None:
+    """`--run runs/demo/report/index.html` (a file of the run) said only "not a folder", and a
+    folder inside the run named it but still said to start a run there; both name the run
+    above, and only it: as `RUN=` under make, whose users give no `--run`."""
+    RunStore(tmp_path / "runs" / "demo").close()
+    (tmp_path / "runs" / "demo" / "report").mkdir()
+    (tmp_path / "runs" / "demo" / "report" / "index.html").write_text("<html>\n")
+    monkeypatch.chdir(tmp_path)
+    run = Path("runs/demo") / inside
+    env = {"COLUMNS": "400", **({"POEMETRIC_MAKE": "1"} if make else {})}
+    result = CliRunner().invoke(app, ["report", "--run", str(run)], env=env)
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    why = (
+        "not a folder (a run is the folder that holds poemetric.sqlite)"
+        if run.is_file()
+        else "no run store"
+    )
+    use = "RUN=" if make else "--run "
+    assert why in result.stderr
+    assert result.stderr.endswith(f"; the folder runs/demo above it is a run: {use}runs/demo\n")
+    assert not (run / "poemetric.sqlite").exists()
 
 
 @pytest.mark.parametrize("command", [["analyze"], ["form", "run"], ["report"]], ids=" ".join)

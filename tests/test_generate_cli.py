@@ -225,6 +225,24 @@ def test_an_unknown_judge_from_the_environment_is_named_as_such(
     assert command == ["judge"] or not run.exists()
 
 
+@pytest.mark.parametrize("command", [["demo"], ["judge"]])
+def test_a_misspelt_judge_family_is_told_the_judge_it_looks_like(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """`--judge gemni` got no "did you mean" in demo or judge: the whole name gemini-2.5-pro is
+    only 0.53 like it (cut-off 0.6); its first part, gemini, is 0.91 like it."""
+    run = tmp_path / "d"
+    if command == ["judge"]:
+        RunStore(run).close()
+    result = CliRunner().invoke(
+        app, [*command, "--run", str(run), "--judge", "gemni"], env={"COLUMNS": "400"}
+    )
+    assert result.exit_code == 2, result.output
+    assert "unknown judge" in result.stderr
+    assert "'gemni' (did you mean 'gemini-2.5-pro'?)" in result.stderr, result.stderr
+    assert command == ["judge"] or not run.exists()
+
+
 @pytest.mark.parametrize(
     ("value", "env", "named"),
     [

@@ -159,21 +159,17 @@ def existing_run(run: Path) -> RunStore:
     """The store of an existing run. A missing (or unreadable) one is unusable input: one
     `error: ...` line on stderr and exit status 2, the same in every command."""
     from poemetric.store import RunStore, StoreError
-    from poemetric.store.connect import runs_beside
+    from poemetric.store.connect import missing_store
     from poemetric.store.db import DB_NAME
 
     try:
         return RunStore(run, create=False)
     except StoreError as error:
-        store = run / DB_NAME
-        if run_by_make() and not store.exists():
+        if run_by_make() and not (run / DB_NAME).exists():
             # `make analyze` before `make demo`: the `poemetric ...` commands the store names are
             # not on the PATH of a user who only runs make (the venv is not activated).
-            value = shlex.quote(str(run))
-            raise error_exit(
-                f"no run store at {store}{runs_beside(run, DB_NAME)}; start a run with "
-                f"`make demo RUN={value}` or `{stage_command('generate', run)}`"
-            ) from None
+            start = f"`make demo RUN={shlex.quote(str(run))}` or `{stage_command('generate', run)}`"
+            raise error_exit(missing_store(run, DB_NAME, start, use="RUN=")) from None
         raise error_exit(error) from None
 
 

@@ -67,16 +67,34 @@ def disk_failure(error: sqlite3.OperationalError) -> str | None:
     return None
 
 
-def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
-    """`; runs beside it: A, B` naming the run stores near `run_dir`, which has none, or ''. A
-    folder above it that is a run (`--run runs/x/analysis`, or the default `runs/default` from
-    inside a run's folder) is named first; then the runs in it (`--run runs`), `runs/NAME` for a
-    bare `--run NAME`, and the runs in its parent folder (a mistyped `--run`, or the default
-    `runs/default` after `poemetric demo` made `runs/demo`)."""
+def run_above(path: Path, store_name: str) -> Path | None:
+    """The nearest folder above `path` that is a run (it holds `store_name`), or None: the run
+    meant by a `--run` inside it (`runs/x/analysis`, `runs/x/report/index.html`, or the default
+    `runs/default` from inside a run's folder)."""
     try:
-        above = next((d for d in run_dir.parents if (d / store_name).is_file()), None)
-        if above is not None:
-            return f"; the folder {above} above it is a run: --run {above}"
+        return next((d for d in path.parents if (d / store_name).is_file()), None)
+    except OSError:
+        return None
+
+
+def missing_store(run_dir: Path, store_name: str, start: str, use: str = "--run ") -> str:
+    """What to say of `run_dir`, which has no store: the run above it (`use` names how to give
+    it: `--run `, or `RUN=` under make) when it is inside one, else the runs near it
+    (`runs_beside`) and `start`, the commands that start a run there. Inside a run those
+    commands made a run inside the run: only the run above is named."""
+    path = run_dir / store_name
+    above = run_above(run_dir, store_name)
+    if above is not None:
+        return f"no run store at {path}; the folder {above} above it is a run: {use}{above}"
+    return f"no run store at {path}{runs_beside(run_dir, store_name)}; start a run with {start}"
+
+
+def runs_beside(run_dir: Path, store_name: str, shown: int = 5) -> str:
+    """`; runs beside it: A, B` naming the run stores near `run_dir`, which has none and is in
+    no run (`missing_store` names a run above it), or '': the runs in it (`--run runs`),
+    `runs/NAME` for a bare `--run NAME`, and the runs in its parent folder (a mistyped `--run`,
+    or the default `runs/default` after `poemetric demo` made `runs/demo`)."""
+    try:
         inside = sorted(str(path.parent) for path in run_dir.glob(f"*/{store_name}"))
         if inside:
             return f"; runs in it: {first_few(inside, shown)}"

@@ -25,9 +25,9 @@ from poemetric.store.connect import (
     StoreError,
     connect_read_only,
     connect_read_write,
+    missing_store,
     not_a_store,
     read_only_message,
-    runs_beside,
     writable,
 )
 from poemetric.store.schema import EXPORTABLE_TABLES, MIGRATIONS, SCHEMA_VERSION
@@ -67,10 +67,8 @@ class RunStore:
         self.path = self.run_dir / DB_NAME
         if not self.path.exists() and not create:
             run = shlex.quote(str(self.run_dir))  # `poemetric demo` alone makes runs/demo
-            raise StoreError(
-                f"no run store at {self.path}{runs_beside(self.run_dir, DB_NAME)}; start a run with "
-                f"`poemetric generate --run {run}` or `poemetric demo --run {run}`"
-            )
+            start = f"`poemetric generate --run {run}` or `poemetric demo --run {run}`"
+            raise StoreError(missing_store(self.run_dir, DB_NAME, start))
         #: True where this process cannot write the run (a read-only copy): reading works,
         #: and a write raises `ReadOnlyStoreError` saying so.
         self.read_only = self.path.exists() and not writable(self.path)
