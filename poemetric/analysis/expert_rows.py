@@ -4,6 +4,7 @@ against its item's scale. Problems are appended to `problems` with the row's pla
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from poemetric.questionnaire import COMMENTS, DIMENSIONS, DIMENSIONS_BY_KEY, QUESTION_FIELDS
@@ -25,6 +26,15 @@ class ExpertAnswer:
     question: str
     score: float | None = None
     text: str | None = None
+
+
+def first_lines(answers: Iterable[ExpertAnswer]) -> dict[str, int]:
+    """Each rater id of `answers` with the line of its first answer, as
+    `poemetric.reliability.rater_spellings.spelled_apart` takes them."""
+    lines: dict[str, int] = {}
+    for answer in answers:
+        lines.setdefault(answer.expert, answer.line)
+    return lines
 
 
 def item_key(text: str) -> str | None:

@@ -34,6 +34,7 @@ from poemetric.analysis.expert_rows import (
     COMMENT_KEYS,
     ExpertAnswer,
     exported_row,
+    first_lines,
     item_key,
     long_row,
     wide_row,
@@ -232,10 +233,7 @@ def load_expert_ratings(
     is an error: the expert tables asked for would be missing.
     """
     answers = read_expert_answers(path, store, warnings)
-    first_lines: dict[str, int] = {}
-    for answer in answers:
-        first_lines.setdefault(answer.expert, answer.line)
-    if apart := spelled_apart(first_lines, survey_raters(store)):
+    if apart := spelled_apart(first_lines(answers), survey_raters(store)):
         raise ExpertRatingsError(spelled_apart_message(path, apart, "run again; nothing read"))
     ratings = ratings_frame(answers, store)
     if ratings.empty:

@@ -99,6 +99,7 @@ def import_(
         poemetric survey import R4.csv --run runs/paper --survey experts2 --new
     """
     from poemetric.analysis.attention import unjudged_checks
+    from poemetric.analysis.expert_rows import first_lines
     from poemetric.analysis.experts import ExpertRatingsError, read_expert_answers
     from poemetric.reliability.io import problem_report
     from poemetric.survey.build import check_name
@@ -132,10 +133,7 @@ def import_(
                 file_warnings(read_as)
             if near := near_rater_ids(store, survey, {a.expert for a in answers}):
                 raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
-            first_lines: dict[str, int] = {}
-            for answer in answers:
-                first_lines.setdefault(answer.expert, answer.line)
-            if apart := spelled_apart(store, survey, first_lines):
+            if apart := spelled_apart(store, survey, first_lines(answers)):
                 raise ExpertRatingsError(spelled_apart_message(ratings_file, apart))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(
