@@ -24,7 +24,7 @@ from test_runner_support import (
 )
 from typer.testing import CliRunner
 
-from poemetric.analysis.judge_configs import mixed_judge_notes
+from poemetric.analysis.judge_configs import mixed_judges
 from poemetric.cli import app
 from poemetric.generation.stage import run_generation
 from poemetric.judge.stage import run_judging
@@ -99,10 +99,10 @@ def test_settings_are_compared_as_values_and_provider_fields_are_not_shown(
             conn.execute(
                 "UPDATE judgments SET settings = ? WHERE judgment_id = ?", (value, judgment)
             )
-        assert mixed_judge_notes(store) == []
+        assert mixed_judges(store).notes == []
         secret = '{"temperature": 1, "extra": {"x_api_token": "sk-live-123"}}'
         conn.execute("UPDATE judgments SET settings = ? WHERE judgment_id = ?", (secret, ids[0]))
-        (note,) = mixed_judge_notes(store)
+        (note,) = mixed_judges(store).notes
     assert (
         "(provider fields (extra) unset: 5 judgments; provider fields (extra) set: 1 judgment)"
         in note

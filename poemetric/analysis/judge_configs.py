@@ -65,11 +65,6 @@ def mixed_judges(store: RunStore, judges: Sequence[str] | None = None) -> MixedJ
     return MixedJudges(notes, several)
 
 
-def mixed_judge_notes(store: RunStore, judges: Sequence[str] | None = None) -> list[str]:
-    """`MixedJudges.notes` of the judges `judges` (default all)."""
-    return mixed_judges(store, judges).notes
-
-
 def _configurations(
     store: RunStore, judges: Sequence[str] | None
 ) -> dict[str, Counter[Configuration]]:
