@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.store import RunStore
+from poemetric.survey import db
 from poemetric.survey.build import build_survey
 
 runner = CliRunner()
@@ -84,6 +85,13 @@ def test_agree_refuses_an_item_column_under_another_usual_name(tmp_path: Path) -
 def _a_poem(run: Path) -> str:
     with RunStore(run, create=False) as store:
         return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
+
+
+def _survey_of_cy_and_cy(run: Path, poem: str) -> None:
+    """Survey `experts` with raters `Cy` and `cy`, as an earlier version's `survey build --raters
+    Cy,cy` stored it (it now refuses them)."""
+    with RunStore(run, create=False) as store:
+        db.create_survey(store, "experts", "poemetric", 1, {}, {"Cy": [poem], "cy": [poem]}, {})
 
 
 def test_survey_import_and_analyze_name_the_columns_to_rename(tmp_path: Path) -> None:
@@ -190,9 +198,9 @@ def test_survey_import_refuses_one_rater_spelled_two_ways_in_the_file(tmp_path: 
     ids the survey lacks) were two raters: one expert's two ratings of a poem agreed with each
     other in the experts' agreement. Raters the survey has under both spellings stay apart."""
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     mixed = tmp_path / "mixed.csv"
     mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
                      f"ann ,{poem},theme,4\n", encoding="utf-8")  # fmt: skip
@@ -224,9 +232,9 @@ def test_analyze_and_agree_refuse_rater_ids_that_differ_from_each_other_only_in_
     from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
 
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     mixed = tmp_path / "mixed.csv"
     mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
                      f"ann ,{poem},form,4\n", encoding="utf-8")  # fmt: skip
@@ -298,9 +306,9 @@ def test_agree_reads_the_exported_answers_of_a_survey_with_raters_cy_and_cy(
     `poemetric agree` on the file `export survey_answers` writes of it refused it as one rater
     spelled two ways, telling the user to merge them: an exported file's ids are the survey's."""
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     both = tmp_path / "both.csv"
     both.write_text(
         f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
