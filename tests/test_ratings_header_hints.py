@@ -320,3 +320,41 @@ def test_agree_reads_the_exported_answers_of_a_survey_with_raters_cy_and_cy(
     status, output = _agree(run / "export" / "survey_answers.csv")
     assert status == 0, output
     assert "only in case or spaces" not in output
+
+
+def test_survey_import_keeps_apart_the_raters_a_survey_of_the_run_has_under_both_spellings(
+    tmp_path: Path,
+) -> None:
+    """An export of several surveys names a survey's raters `Cy` and `cy` as `experts:Cy` and
+    `experts:cy`: `agree` and `analyze --experts` read two raters, but `survey import` of that
+    file into another survey refused them as one rater spelled two ways (it knew only the
+    target survey's raters). It now keeps apart the ids `analyze` keeps apart."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
+    files = {"experts": ("Cy", "cy"), "paper": ("ann", "ben")}
+    for survey, (first, second) in files.items():
+        answers = tmp_path / f"{survey}.csv"
+        answers.write_text(
+            f"rater,poem,item,score\n{first},{poem},form,4\n{second},{poem},form,2\n",
+            encoding="utf-8",
+        )
+        command = ["survey", "import", str(answers), "--run", str(run), "--survey", survey]
+        assert runner.invoke(app, command, env=WIDE).exit_code == 0
+    assert runner.invoke(app, ["export", "survey_answers", "--run", str(run)]).exit_code == 0
+    exported = run / "export" / "survey_answers.csv"
+    status, output = _agree(exported)
+    assert status == 0 and "1 unit, 4 raters" in output, output
+    command = ["survey", "import", str(exported), "--run", str(run), "--survey", "copy"]
+    result = runner.invoke(app, command, env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("imported 4 answers (4 new, 0 replaced) by 4 raters")
+    with RunStore(run, create=False) as store:
+        copied = store.query("SELECT rater_id FROM survey_raters WHERE survey_id = 'copy'")
+        assert sorted(row[0] for row in copied) == [
+            "experts:Cy",
+            "experts:cy",
+            "paper:ann",
+            "paper:ben",
+        ]
