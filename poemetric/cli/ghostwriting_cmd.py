@@ -205,9 +205,9 @@ def metrics_command(
         caption = ghostwriting_caption(name, left_out)
         shown_frame = presentable(frame, author_name=labels.author, rater_name=labels.judge)
         written += write_table(frame, destination, name, caption=caption, shown=shown_frame)
-    console.print(
-        frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
-    )
+    per_author = result.tables["ghostwriting"]
+    named = per_author.assign(author=per_author["author"].map(labels.author))  # as its files
+    console.print(frame_table(named, "Ghostwriting per author", SUMMARY_COLUMNS))
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
     if reference:
