@@ -13,7 +13,7 @@ from rich.console import Console
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
-from poemetric.cli.new_run import close_run, note_new_run
+from poemetric.cli.new_run import close_run, note_new_run, run_inside_run
 from poemetric.cli.options import (
     DatasetOption,
     ModelsOption,
@@ -132,6 +132,9 @@ def open_prepared(
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
+    inside = run_inside_run(shown_as or run, command)
+    if inside is not None:
+        raise error_exit(inside)
     try:
         loaded = load_dataset(dataset)
         chosen = template_or_bundled(template, GENERATION_TEMPLATE)
