@@ -26,7 +26,9 @@ from poemetric.suggest import close_names
 
 
 class PoemForm(StrEnum):
-    """The seven fixed forms of POEMetric. Input is case-insensitive (`Sonnet` → `sonnet`)."""
+    """The seven fixed forms of POEMetric. Input is read as the form checker reads a form
+    (`form check`): in any case and spacing, a plural or the checker's other spellings of one
+    (`Sonnets`, `ghazel`) as that form (`Sonnet`, `sonnets` → `sonnet`)."""
 
     BALLAD = "ballad"
     GHAZAL = "ghazal"
@@ -44,6 +46,15 @@ class PoemForm(StrEnum):
             raise ValueError(f"empty form: every poem needs one of {', '.join(known)}")
         try:
             return cls(cleaned)
+        except ValueError:
+            pass
+        # The checker's own reading of a form, so that a file `form check` checks is one the
+        # dataset reads (it refused `Sonnets`); imported only here, for a name that is not one
+        # of the seven as it stands, since importing the checker takes about a second.
+        from poemetric.form.checker import normalize_form
+
+        try:
+            return cls(normalize_form(cleaned))
         except ValueError:
             raise ValueError(
                 f"unknown form {value!r}; expected one of {', '.join(known)}"
