@@ -21,11 +21,14 @@ from poemetric.data.normalize import (
 )
 from poemetric.data.poem_ids import derive_poem_id
 from poemetric.data.text_files import newlines
+from poemetric.data.years import read_year, split_year
 from poemetric.suggest import close_names
 
 
 class PoemForm(StrEnum):
-    """The seven fixed forms of POEMetric. Input is case-insensitive (`Sonnet` → `sonnet`)."""
+    """The seven fixed forms of POEMetric. Input is read as the form checker reads a form
+    (`form check`): in any case and spacing, a plural or the checker's other spellings of one
+    (`Sonnets`, `ghazel`) as that form (`Sonnet`, `sonnets` → `sonnet`)."""
 
     BALLAD = "ballad"
     GHAZAL = "ghazal"
@@ -43,6 +46,15 @@ class PoemForm(StrEnum):
             raise ValueError(f"empty form: every poem needs one of {', '.join(known)}")
         try:
             return cls(cleaned)
+        except ValueError:
+            pass
+        # The checker's own reading of a form, so that a file `form check` checks is one the
+        # dataset reads (it refused `Sonnets`); imported only here, for a name that is not one
+        # of the seven as it stands, since importing the checker takes about a second.
+        from poemetric.form.checker import normalize_form
+
+        try:
+            return cls(normalize_form(cleaned))
         except ValueError:
             raise ValueError(
                 f"unknown form {value!r}; expected one of {', '.join(known)}"
@@ -118,8 +130,6 @@ OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
 #: Every column the loader understands; other columns are reported as ignored.
 KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
 
-_YEAR = re.compile(r"(\d{1,4})(\.0+)?")
-_LIFE_DATES = re.compile(r"(\d{3,4})\s*[-–]\s*(\d{3,4})?")
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
 _ID_RULE = (
     "use ASCII letters A-Z a-z, digits and . _ : + - (no spaces), starting with a letter or digit"
@@ -218,11 +228,19 @@ class Poem(BaseModel):
     author: str = Field(min_length=1)
     content: str
     link: str | None = Field(default=None, validation_alias=AliasChoices("poem_link-href", "link"))
-    year: int | None = None
+    year: int | None = Field(
+        default=None, description="The poem's year; the first of its `year_range` where given."
+    )
     author_dates: str | None = Field(
         default=None,
         description="Life dates given instead of a year (the release's `year` holds e.g. "
-        "'1897 - 1965' for some poems); `year` is then None.",
+        "'1897 - 1965' for some poems; a range of 15 years or more, or an open one, '1946 -'); "
+        "`year` is then None.",
+    )
+    year_range: str | None = Field(
+        default=None,
+        description="The years of composition given as a range shorter than a life "
+        "('1850-1851'), as written; `year` is then its first year.",
     )
     meter_pattern: str | None = None
     rhyme_pattern: str | None = None
@@ -232,15 +250,13 @@ class Poem(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _split_year(cls, data: Any) -> Any:
-        """A `year` value like '1897 - 1965' is the author's life span, not a year."""
-        if isinstance(data, dict):
-            raw = data.get("year")
-            if isinstance(raw, str) and _LIFE_DATES.fullmatch(raw.strip()):
-                data = {**data, "year": None, "author_dates": raw.strip()}
-        return data
+        """A `year` value like '1897 - 1965' is the author's life span, not a year; a shorter
+        range ('1850-1851') is the years of composition, kept as `year_range` (`split_year`)."""
+        return split_year(data) if isinstance(data, dict) else data
 
     @field_validator(
-        "source", "link", "meter_pattern", "theme", "imagery", "author_dates", mode="before"
+        "source", "link", "meter_pattern", "theme", "imagery", "author_dates", "year_range",
+        mode="before",
     )  # fmt: skip
     @classmethod
     def _strip_optional(cls, value: Any) -> Any:
@@ -293,19 +309,7 @@ class Poem(BaseModel):
     @field_validator("year", mode="before")
     @classmethod
     def _parse_year(cls, value: Any) -> Any:
-        value = _blank_to_none(value)
-        if value is None:
-            return value
-        if isinstance(value, bool):  # a JSON true or a Parquet boolean: int() reads it as 1 or 0
-            raise ValueError(f"bad year {value!r}: expected a year such as 1850 (or empty)")
-        if isinstance(value, int):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        match = _YEAR.fullmatch(str(value).strip())
-        if not match:
-            raise ValueError(f"bad year {value!r}: expected a year such as 1850 (or empty)")
-        return int(match.group(1))
+        return read_year(_blank_to_none(value))
 
     @field_validator("rhyme_pattern", mode="before")
     @classmethod
@@ -346,7 +350,9 @@ class Poem(BaseModel):
         data = self.model_dump(mode="json")
         row = {column: data.get(column) for column in OUTPUT_COLUMNS}
         row["poem_link-href"] = data["link"]
-        row["year"] = str(self.year) if self.year is not None else self.author_dates
+        row["year"] = self.year_range or (
+            str(self.year) if self.year is not None else self.author_dates
+        )
         return row
 
     def to_store_row(self, dataset: str, position: int) -> dict[str, Any]:
