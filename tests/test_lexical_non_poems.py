@@ -142,8 +142,11 @@ def test_ghostwriting_metrics_writes_the_tables_analyze_writes(store: RunStore) 
     analyzed, measured = store.run_dir / "analyzed", store.run_dir / "measured"
     analyze_run(store, n_boot=0).write(analyzed)
     args = ["ghostwriting", "metrics", "--run", str(store.run_dir), "--out", str(measured)]
-    said = CliRunner().invoke(app, args)
+    said = CliRunner().invoke(app, args, terminal_width=200)
     assert said.exit_code == 0, said.output
+    # Its console table named the rows by key too (`human`) beside files that say `Human`.
+    rows = [line.split("│")[1].strip() for line in said.stdout.splitlines() if "│" in line]
+    assert rows == ["Human", "bot"], said.stdout
     table = (measured / "ghostwriting.md").read_text(encoding="utf-8")
     assert "(bot 2 of 4, Markov baseline 1 of 1)" in table.splitlines()[0], table
     for suffix in (".md", ".tex"):

@@ -7,10 +7,8 @@ theme, imagery`, plus an optional `poem_id` (or `id`) column.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import unicodedata
 from enum import StrEnum
 from typing import Any
 
@@ -21,6 +19,7 @@ from poemetric.data.normalize import (
     normalize_rhyme_pattern,
     rhyme_groups,
 )
+from poemetric.data.poem_ids import derive_poem_id
 from poemetric.data.text_files import newlines
 from poemetric.suggest import close_names
 
@@ -136,41 +135,6 @@ def _id_fault(value: str) -> str:
             return f"{names[0]} is not allowed"
         return f"{', '.join(names[:-1])} and {names[-1]} are not allowed"
     return f"it starts with {value[0]!r}"
-
-
-_TRANSLITERATIONS = str.maketrans({"æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ß": "ss"})
-
-ID_SLUG_LENGTH = 60
-ID_HASH_LENGTH = 8
-
-
-def slugify(text: str) -> str:
-    """ASCII, lower-case, words joined by '-': `'Thermopylæ'` → `'thermopylae'`."""
-    ascii_text = (
-        unicodedata.normalize("NFKD", text.translate(_TRANSLITERATIONS))
-        .encode("ascii", "ignore")
-        .decode("ascii")
-    )
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-
-
-def content_hash(content: str, length: int = ID_HASH_LENGTH) -> str:
-    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()[:length]
-
-
-def derive_poem_id(form: PoemForm | str, author: str, title: str, content: str) -> str:
-    """`{form}-{author}-{title}` slug (truncated) plus a hash of the normalised content.
-
-    Deterministic across runs and machines. Two poems with the same form, author and title but
-    different text get different ids (the hash differs); identical records get the same id, which
-    the loader reports as a duplicate.
-    """
-    form_value = form.value if isinstance(form, PoemForm) else str(form)
-    slug = "-".join(part for part in (slugify(author) or "anonymous", slugify(title)) if part)
-    if len(slug) > ID_SLUG_LENGTH:  # cut at a word boundary when there is one
-        cut = slug[: ID_SLUG_LENGTH + 1]
-        slug = cut.rsplit("-", 1)[0] if "-" in cut else slug[:ID_SLUG_LENGTH]
-    return f"{form_value}-{slug}-{content_hash(content)}"
 
 
 #: The columns a record's derived poem id is made of (`derive_poem_id`).
