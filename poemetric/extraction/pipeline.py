@@ -35,7 +35,7 @@ from poemetric.extraction.opening import names_the_form
 from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
-from poemetric.extraction.signature import drop_byline, is_signature
+from poemetric.extraction.signature import drop_byline, is_signature, title_before_credit
 from poemetric.extraction.stanza_labels import LABEL_LINE, strip_stanza_labels
 from poemetric.text.plural import counted
 
@@ -268,6 +268,12 @@ def _strip_title(
         title = bold.group(2)
     elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
         title = italic.group(2)
+    elif (
+        verse_after
+        and (head := title_before_credit(line)) is not None
+        and (_looks_like_title(_unquoted(_plain(head))) or _titled_form(head) is not None)
+    ):  # '"Salt Hours" by GPT-4o', "*Salt Hours* — a sonnet by Claude": title and byline in one
+        title = head
     elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
     elif (
