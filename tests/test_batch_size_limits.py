@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from provider_support import chat_request, local_spec
+from test_batch_killed_submission import MODEL_FILE
 from test_runner_batch_faults import BATCH, spec_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
@@ -125,3 +127,33 @@ def test_gemini_counts_no_fewer_bytes_than_its_sdk_sends() -> None:
     assert all(size <= estimate + envelope for size, estimate in zip(alone, estimates, strict=True))
     assert together <= sum(estimates) + envelope, (together, estimates)
     assert sum(estimates) - together < 400  # and not much more
+
+
+def test_batch_requests_sizes_the_batches_of_the_command(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`batch_max_items` (10,000) could not be set from the command line: a batch refused whole
+    (OpenAI's enqueued-token limit) could not be made smaller, nor OpenAI's 50,000 reached.
+    `--batch-requests N` sets it; without `--batch` it is refused, not ignored."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.store import RunStore
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=5).close()
+    with OpenAIServer(api_key=TEST_KEY, batch_polls_in_progress=0) as server:
+        user_model("generators", "m", MODEL_FILE.format(
+            provider="openai-compatible", model="test-model", base_url=server.base_url,
+            key_env=TEST_KEY_ENV))  # fmt: skip
+        command = ["generate", "--run", str(run), "--models", "m", "--no-progress"]
+        alone = CliRunner().invoke(app, [*command, "--batch-requests", "2"])
+        assert alone.exit_code == 2 and not server.requests, alone.output
+        assert "--batch-requests sizes the batches of --batch: add --batch" in alone.output
+        ran = CliRunner().invoke(app, [*command, "--batch", "--batch-requests", "2"])
+        assert ran.exit_code == 0, ran.output
+    with RunStore(run) as store:
+        sizes = [len(json.loads(row["request_keys"])) for row in store.query(
+            "SELECT request_keys FROM batches ORDER BY created_at")]  # fmt: skip
+        assert store.count("generations", "author = 'm' AND status = 'ok'") == 5
+    assert sizes == [2, 2, 1]

@@ -25,6 +25,7 @@ from poemetric.cli.options import (
 from poemetric.cli.output_paths import output_folder
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
@@ -230,6 +231,7 @@ def generate(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     progress: bool = ProgressOption,
     template: str | None = TemplateOption,
@@ -258,6 +260,7 @@ def generate(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         progress=progress,
     )

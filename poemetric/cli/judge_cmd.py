@@ -36,6 +36,7 @@ from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.cli.output_paths import not_the_input, output_option
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
@@ -152,6 +153,7 @@ def judge(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
@@ -201,6 +203,7 @@ def judge(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
