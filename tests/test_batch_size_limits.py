@@ -157,3 +157,38 @@ def test_batch_requests_sizes_the_batches_of_the_command(
             "SELECT request_keys FROM batches ORDER BY created_at")]  # fmt: skip
         assert store.count("generations", "author = 'm' AND status = 'ok'") == 5
     assert sizes == [2, 2, 1]
+
+
+def test_gemini_builds_each_request_once_and_says_why_a_failed_batch_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each request was built twice, to size it and to send it (about 1 ms each: 10 s per
+    10,000); a batch failed whole left its requests "returned no result" with no reason, and
+    its row counted 0 of 0 requests while it ran."""
+    built: list[str] = []
+    build = GoogleProvider._inlined
+
+    def counted_build(self: GoogleProvider, custom_id: str, request: object) -> object:
+        built.append(custom_id)
+        return build(self, custom_id, request)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GoogleProvider, "_inlined", counted_build)
+    monkeypatch.setattr(GoogleProvider, "max_batch_bytes", 1000)  # about 2 requests a batch
+    store = prepared_store(tmp_path, poems=6)
+    with GeminiServer(api_key=TEST_KEY, batch_polls_in_progress=1) as server:
+        server.batch_failure = (8, "Batch quota exceeded.")
+        report = run_generation(store, [spec_for(server, "remote")], options=BATCH)
+    batches = len(server.batch_create_bytes)
+    assert batches >= 3 and report.models[0].ok == 0
+    # each request built once, and the first of each later batch once more (sized as the one
+    # that did not fit the batch before it)
+    assert len(built) == 6 + batches - 1, built
+    errors = store.query("SELECT error FROM generations WHERE author = 'remote'")
+    assert len(errors) == 6
+    assert all(
+        "(the batch failed: RESOURCE_EXHAUSTED (code 8): Batch quota exceeded.)" in row["error"]
+        for row in errors
+    ), errors[0]
+    details = [json.loads(row["detail"]) for row in store.query("SELECT detail FROM batches")]
+    assert {d["error"] for d in details} == {"RESOURCE_EXHAUSTED (code 8): Batch quota exceeded."}
+    assert all(d["total"] > 0 for d in details)
