@@ -32,6 +32,7 @@ from poemetric.cli.paid_stage import (
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
@@ -247,10 +248,12 @@ def generate(
     from poemetric.pipeline import head_limit
     from poemetric.roster import RosterError, select_models
 
+    notes: list[str] = []
     try:
-        specs = select_models(models)
+        specs = select_models(models, notes=notes)
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
+    say_notes(notes)
     limit = poem_limit(limit_text)
     options = runner_options(
         models=specs,

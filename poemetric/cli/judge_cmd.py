@@ -43,6 +43,7 @@ from poemetric.cli.paid_stage import (
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import StageLimitOption
@@ -92,14 +93,17 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
     name came from (`POEMETRIC_JUDGE (set in the environment)`), for the error."""
     from poemetric.roster import RosterError, UnusableModelError, select_models
 
+    notes: list[str] = []
     try:
-        return select_models(selection, kind="judges")
+        judges = select_models(selection, kind="judges", notes=notes)
     except UnusableModelError as error:  # a known judge: its file or its provider is broken
         raise error_exit(error) from None
     except RosterError as error:
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         where = f"{given_as}: " if given_as else ""
         raise error_exit(f"{where}{error}; judges: {available}") from None
+    say_notes(notes)
+    return judges
 
 
 @judge_app.callback(

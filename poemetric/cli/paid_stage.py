@@ -79,6 +79,15 @@ def stage_header(
     )
 
 
+def say_notes(notes: Sequence[str]) -> None:
+    """Each of `notes` (`select_models`'s: a group grown by model files) as a `note:` line on
+    stderr, before the plan or the work."""
+    for note in notes:
+        Console(emoji=False, stderr=True).print(
+            f"note: {note}", markup=False, highlight=False, soft_wrap=True
+        )
+
+
 def parse_shard(text: str | None) -> Shard | None:
     from poemetric.runner.jobs import Shard
 
