@@ -192,6 +192,11 @@
     var box = el("div", "judgment");
     var judge = B.judges[judgment.j] || { label: "judge" };
     box.appendChild(el("h5", null, judge.label + (judgment.n ? " (sample " + (judgment.n + 1) + ")" : "")));
+    if (judgment.x) {
+      var why = judgment.x === "not_judged" ? "Not judged (not a poem)" : "No judgment (failed)";
+      box.appendChild(el("p", "judgment-missing muted", why + (judgment.e ? ": " + judgment.e : "")));
+      return box;
+    }
     var table = el("table", "scores");
     var head = el("tr"), body = el("tr");
     B.dimensions.forEach(function (d, i) {
