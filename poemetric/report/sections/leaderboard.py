@@ -7,7 +7,7 @@ import math
 
 import pandas as pd
 
-from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.data import HUMAN_AUTHOR, NOT_POEM_KINDS
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
@@ -86,4 +86,7 @@ def leaderboard(run: ReportRun) -> Section | None:
                               judge_command=stage_command("judge", run.run_dir, named)))  # fmt: skip
     else:
         return None
-    return Section("leaderboard", "Leaderboard", render("leaderboard.html.j2", boards=boards))
+    # named here with the names the rows use (the overview's notes name the authors' keys)
+    return Section("leaderboard", "Leaderboard",
+                   render("leaderboard.html.j2", boards=boards, left_out=run.not_poems,
+                          not_poem_kinds=NOT_POEM_KINDS))  # fmt: skip
