@@ -58,9 +58,9 @@ def test_a_generator_with_no_poem_shows_its_errors_in_the_browser(tmp_path: Path
         failed = [p for p in poems if p["a"] == keyless]
         assert failed == [{"a": keyless, "s": 0, "t": "", "x": ERROR}]
     metas = re.findall(r'<span class="meta">(.*?)</span>', html)
-    assert metas == ["ballad · Anonymous · 2 poems · 1 failed",
-                     "sonnet · Anonymous · 2 poems · 1 failed",
-                     "villanelle · Anonymous · 2 poems · 1 failed"]  # fmt: skip
+    assert metas == ["ballad · <bdi>Anonymous</bdi> · 2 poems · 1 failed",
+                     "sonnet · <bdi>Anonymous</bdi> · 2 poems · 1 failed",
+                     "villanelle · <bdi>Anonymous</bdi> · 2 poems · 1 failed"]  # fmt: skip
 
 
 def test_the_overview_names_a_generator_with_no_poem(tmp_path: Path) -> None:

@@ -265,7 +265,10 @@
     view.textContent = "";
     var head = el("header", "prompt-head");
     head.appendChild(el("h3", null, prompt.title || prompt.id));
-    head.appendChild(el("p", "meta", prompt.form + " · " + prompt.poet + " · " + prompt.id));
+    var meta = el("p", "meta", prompt.form + " · ");
+    meta.appendChild(el("bdi", null, prompt.poet));  // a right-to-left name keeps its place
+    meta.appendChild(document.createTextNode(" · " + prompt.id));
+    head.appendChild(meta);
     var details = el("details", "prompt-text");
     details.appendChild(el("summary", null, "Generation prompt"));
     details.appendChild(el("pre", null, prompt.text));
