@@ -13,7 +13,7 @@ from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
-from poemetric.report.sections_support import chart_colours, generated_authors
+from poemetric.report.sections_support import authors_not_scored, chart_colours, generated_authors
 from poemetric.report.svg import Row, interval_chart
 
 
@@ -63,9 +63,11 @@ def leaderboard(run: ReportRun) -> Section | None:
                 title=f"POEMetric score by {run.labels.judge(str(judge))}: mean over poems, "
                 "whiskers 95% CI",
             )  # fmt: skip
-            boards.append(
-                {"judge": run.labels.judge(str(judge)), "entries": entries, "chart": chart}
-            )
+            # an author the judge scored no poem of (every judgment failed, or not made yet)
+            # left the board without a word
+            unranked = authors_not_scored(run, order)
+            boards.append({"judge": run.labels.judge(str(judge)), "entries": entries,
+                           "chart": chart, "unranked": unranked})  # fmt: skip
     elif checks:
         ranked = sorted(checks.values(), key=_by_pass_rate)
         colours = chart_colours(run, [str(c["author"]) for c in ranked])
