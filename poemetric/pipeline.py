@@ -6,6 +6,7 @@ stages (generate, form, judge, analyze, figures) read what this stage stored.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal
@@ -57,6 +58,7 @@ def prepare_run(
     *,
     limit: PoemLimit = None,
     template: str | Path | None = None,
+    rendered: Sequence[tuple[Poem, RenderedPrompt]] | None = None,
 ) -> PreparedRun:
     """Store the dataset's poems, the rendered prompts and the human author's rows.
 
@@ -69,7 +71,9 @@ def prepare_run(
     (which asked every model for every poem, paid calls nobody asked for); widening takes a
     bigger N or `ALL_POEMS`. `template` is the generation template (a bundled name or a
     file); when None, a run that already has prompts keeps the template it stored, and a new run
-    uses the bundled `generation.jinja`.
+    uses the bundled `generation.jinja`. `rendered`: prompts the caller rendered already (a new
+    run's, rendered before its store was made), taken where they are the prompts this call
+    would render (the same poems, the same template), else rendered again.
 
     Idempotent: running it again adds nothing new. A run keeps one dataset and one generation
     template; preparing a run with another dataset, or with a changed template, is refused, so
@@ -90,7 +94,8 @@ def prepare_run(
         loaded = (
             chosen or stored_generation_template(store) or bundled_template(GENERATION_TEMPLATE)
         )
-        rendered = render_prompts(dataset, loaded)
+        if rendered is None or not _rendered_as(rendered, dataset, loaded):
+            rendered = render_prompts(dataset, loaded)
         if rendered:
             _check_one_template(store, loaded.sha256, loaded.name)
             store.add_template(loaded.name, loaded.text)
@@ -141,6 +146,18 @@ def prepare_run(
 def render_prompts(dataset: Dataset, template: PromptTemplate) -> list[tuple[Poem, RenderedPrompt]]:
     """Each poem of `dataset` with its generation prompt; a PromptError when one fails."""
     return [(poem, render_generation_prompt(poem, template)) for poem in dataset.poems]
+
+
+def _rendered_as(
+    rendered: Sequence[tuple[Poem, RenderedPrompt]], dataset: Dataset, template: PromptTemplate
+) -> bool:
+    """Whether `rendered` are `dataset`'s prompts from `template`, poem for poem."""
+    return [poem.poem_id for poem, _ in rendered] == [
+        poem.poem_id for poem in dataset.poems
+    ] and all(
+        prompt.template_hash == template.sha256 and prompt.name == template.name
+        for _, prompt in rendered
+    )
 
 
 def stored_generation_template(store: RunStore) -> PromptTemplate | None:

@@ -185,6 +185,20 @@ def _compiled(text: str) -> jinja2.Template:
     return _JINJA.from_string(text)
 
 
+#: Cell values that say a field is missing rather than give it (`str(None)`, pandas' `nan`, a
+#: spreadsheet's `N/A` or `-`): the form checker reads such a metre as no metre, and the prompt
+#: sent every model "Meter: None." or "Theme: n/a." for them.
+_MISSING_VALUES = frozenset(
+    {"none", "null", "nil", "nan", "n/a", "na", "-", "–", "—", "/", "unknown"}
+)
+
+
+def _given(value: str | None) -> str:
+    """A field's text for the template: "" when it is empty or a word for a missing value."""
+    text = (value or "").strip()
+    return "" if text.lower() in _MISSING_VALUES else text
+
+
 def _form_name(form: object) -> str:
     value = form.value if isinstance(form, Enum) else form
     return str(value).strip().lower()
@@ -202,9 +216,9 @@ def render_generation_prompt(
     try:
         text = _compiled(loaded.text).render(
             form=_form_name(poem.form),
-            meter=(poem.meter_pattern or "").strip(),
-            rhyme=(poem.rhyme_pattern or "").strip(),
-            theme=(poem.theme or "").strip(),
+            meter=_given(poem.meter_pattern),
+            rhyme=_given(poem.rhyme_pattern),
+            theme=_given(poem.theme),
         )
     except jinja2.UndefinedError as error:  # a typo'd {{ metre }}: its line, what there is
         raise PromptError(

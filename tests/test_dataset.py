@@ -63,6 +63,15 @@ def test_rhyme_pattern_is_normalised_and_validated() -> None:
             Poem.model_validate(poem_row(rhyme_pattern=bad))
 
 
+@pytest.mark.parametrize("missing", ["None", "none", "NULL", "nan", "NA"])
+def test_a_word_for_a_missing_rhyme_pattern_is_refused(missing: str) -> None:
+    """Upper-cased, `None` is letters: it was read as the scheme N-O-N-E (a human limerick then
+    failed its own rhyme check, 0.33, "lines 1 and 3 should rhyme (N)") and sent to every model
+    as "Rhyme scheme: NONE."."""
+    with pytest.raises(ValueError, match=r"a word for a missing value.*leave the cell empty"):
+        Poem.model_validate(poem_row(rhyme_pattern=missing))
+
+
 def test_a_villanelles_refrain_numbers_are_named() -> None:
     """`A1bA2 abA1 ...`, the usual notation of a villanelle's refrains (which `form check
     --rhyme` reads), was refused with only "use letters A-Z", as if the letters were missing;

@@ -213,6 +213,28 @@ def test_unclosed_think_means_no_answer() -> None:
     assert any("unclosed" in note for note in result.notes)
 
 
+@pytest.mark.parametrize(
+    ("answer", "poem"),
+    [
+        # thinking again after the poem, cut off at the token limit
+        (
+            "<think>An AABBA plan.</think>\n" + LIMERICK + "\n<think>Did the rhyme hold? Let",
+            LIMERICK,
+        ),
+        (LIMERICK + "\n\n<thinking>Now let me count the syllables of line 3", LIMERICK),
+        # a word before the tag: the tag and its reasoning were the stored poem (now the word
+        # alone is, as an answer that is only a preamble keeps it)
+        ("Okay.\n<think>The user wants a limerick. Let me", "Okay."),
+    ],
+)
+def test_unclosed_think_after_other_text_is_reasoning(answer: str, poem: str) -> None:
+    result = extract_poem(answer)
+    assert result.poem == poem
+    assert result.reasoning is not None
+    assert result.reasoning.endswith(answer.rsplit(">", 1)[1].strip())
+    assert "<think" not in result.poem
+
+
 def test_provider_reasoning_merged() -> None:
     result = extract_poem("<thinking>second</thinking>\n" + LIMERICK, reasoning="first")
     assert result.reasoning == "first\n\nsecond"

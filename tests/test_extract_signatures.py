@@ -78,6 +78,44 @@ def test_a_byline_under_the_title_is_removed(head: str) -> None:
     assert any(note.startswith("removed byline") for note in result.notes), result.notes
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        '"The Lantern-Maker" by GPT-4o',
+        "*The Lantern-Maker* by Claude",
+        '**"The Lantern-Maker"** by ChatGPT',
+        "The Lantern-Maker — a sonnet by Claude",
+        '"The Lantern-Maker" (a sonnet by GPT-4)',
+        "Certainly! Here's a poem:\n\n*The Lantern-Maker* by Gemini",
+    ],
+)
+def test_a_byline_on_the_title_line_is_removed(head: str) -> None:
+    # The judge was told who wrote these: the line was kept as the poem's first verse line.
+    result = extract_poem(f"{head}\n\n{POEM}")
+    assert result.poem == POEM, result.notes
+    assert result.title == "The Lantern-Maker"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        f"The Lantern-Maker\nAuthor: ChatGPT\n\n{POEM}",
+        f"Title: The Lantern-Maker\nBy: Claude\n\n{POEM}",
+        f"**Title:** The Lantern-Maker\n**Author:** Claude 3.7 Sonnet\n\n{POEM}",
+        f"{POEM}\n\nAuthor: ChatGPT",
+        f"{POEM}\n\n— Llama 3.1 8B Instruct",
+        f"{POEM}\n\n*Written by SmolLM2-135M-Instruct*",
+    ],
+)
+def test_a_labelled_credit_or_a_roster_models_name_is_removed(answer: str) -> None:
+    assert extract_poem(answer).poem == POEM
+
+
+def test_a_first_line_crediting_no_model_stays() -> None:
+    answer = f'"The Lantern-Maker" by the river\n\n{POEM}'
+    assert extract_poem(answer).poem == answer
+
+
 def test_a_byline_alone_over_the_poem_is_removed() -> None:
     result = extract_poem(f"*A poem by ChatGPT*\n\n{POEM}")
     assert result.poem == POEM, result.notes
@@ -142,6 +180,10 @@ def test_a_limericks_last_line_naming_its_maker_rhymes_on_and_stays() -> None:
         ("— Gemini 2.5 Pro", True),
         ("Written by Claude 3.7 Sonnet.", True),
         ("— ChatGPT, OpenAI", True),
+        ("Author: Claude", True),
+        ("By: GPT-4o", True),
+        ("— SmolLM2", True),
+        ("Author: Emily", False),
         ("— ai", False),  # a word, not "AI"
         ("by and by", False),
         ("Sung by a llama", False),

@@ -407,7 +407,7 @@ def test_score_and_metrics_tables_never_cut_a_file_or_author_name(tmp_path: Path
     metrics = CliRunner().invoke(app, args, terminal_width=80)
     assert metrics.exit_code == 0, metrics.output
     authors = [line.split("│")[1].strip() for line in metrics.output.splitlines() if "│" in line]
-    assert "".join(authors) == "human" + model
+    assert "".join(authors) == "Human" + model  # display names, as the tables' files
 
 
 def test_score_command_reads_a_folder_of_poems(tmp_path: Path) -> None:

@@ -87,6 +87,27 @@ def test_generation_prompt_omits_missing_fields() -> None:
     assert text.startswith("Write a poem in the form of a sonnet.")
 
 
+@pytest.mark.parametrize("missing", ["None", "nan", "N/A", "-", "null", "unknown"])
+def test_a_word_for_a_missing_meter_or_theme_is_left_out(tmp_path: Path, missing: str) -> None:
+    """A CSV cell holding a word for a missing value (`str(None)`, pandas' `nan`, a spreadsheet's
+    `N/A`) was sent to every model as "Meter: None." / "Theme: nan.", while the form checker
+    reads such a metre as no metre."""
+    from poemetric.data import load_dataset
+
+    path = tmp_path / "poems.csv"
+    path.write_text(
+        "form,title,author,content,meter_pattern,rhyme_pattern,theme\n"
+        f'limerick,T,A,"One line here\nAnd one line there",{missing},AABBA,{missing}\n',
+        encoding="utf-8",
+    )
+    (poem,) = load_dataset(path).poems
+    assert poem.meter_pattern == poem.theme == missing  # the annotation is kept as written
+    assert render_generation_prompt(poem).text == (
+        "Write a poem in the form of a limerick.\nRhyme scheme: AABBA.\n"
+        "Reply with the poem only: no title, no explanation, no commentary.\n"
+    )
+
+
 def test_same_fields_same_prompt_and_hash() -> None:
     first, second = render_generation_prompt(_poem()), render_generation_prompt(_poem())
     assert first == second

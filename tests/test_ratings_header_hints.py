@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.store import RunStore
+from poemetric.survey import db
 from poemetric.survey.build import build_survey
 
 runner = CliRunner()
@@ -84,6 +85,13 @@ def test_agree_refuses_an_item_column_under_another_usual_name(tmp_path: Path) -
 def _a_poem(run: Path) -> str:
     with RunStore(run, create=False) as store:
         return str(store.query("SELECT generation_id FROM generations WHERE status = 'ok'")[0][0])
+
+
+def _survey_of_cy_and_cy(run: Path, poem: str) -> None:
+    """Survey `experts` with raters `Cy` and `cy`, as an earlier version's `survey build --raters
+    Cy,cy` stored it (it now refuses them)."""
+    with RunStore(run, create=False) as store:
+        db.create_survey(store, "experts", "poemetric", 1, {}, {"Cy": [poem], "cy": [poem]}, {})
 
 
 def test_survey_import_and_analyze_name_the_columns_to_rename(tmp_path: Path) -> None:
@@ -190,9 +198,9 @@ def test_survey_import_refuses_one_rater_spelled_two_ways_in_the_file(tmp_path: 
     ids the survey lacks) were two raters: one expert's two ratings of a poem agreed with each
     other in the experts' agreement. Raters the survey has under both spellings stay apart."""
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     mixed = tmp_path / "mixed.csv"
     mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
                      f"ann ,{poem},theme,4\n", encoding="utf-8")  # fmt: skip
@@ -224,9 +232,9 @@ def test_analyze_and_agree_refuse_rater_ids_that_differ_from_each_other_only_in_
     from poemetric.analysis.experts import ExpertRatingsError, load_expert_ratings
 
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     mixed = tmp_path / "mixed.csv"
     mixed.write_text(f"rater,poem,item,score\nAnn,{poem},form,4\nben,{poem},form,2\n"
                      f"ann ,{poem},form,4\n", encoding="utf-8")  # fmt: skip
@@ -298,9 +306,9 @@ def test_agree_reads_the_exported_answers_of_a_survey_with_raters_cy_and_cy(
     `poemetric agree` on the file `export survey_answers` writes of it refused it as one rater
     spelled two ways, telling the user to merge them: an exported file's ids are the survey's."""
     run = tmp_path / "run"
-    with prepared_store(run, poems=2) as store:
-        build_survey(store, raters="Cy,cy", poems=2, seed=1)
+    prepared_store(run, poems=2).close()
     poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
     both = tmp_path / "both.csv"
     both.write_text(
         f"rater,poem,item,score\nCy,{poem},form,4\ncy,{poem},form,3\n", encoding="utf-8"
@@ -312,3 +320,41 @@ def test_agree_reads_the_exported_answers_of_a_survey_with_raters_cy_and_cy(
     status, output = _agree(run / "export" / "survey_answers.csv")
     assert status == 0, output
     assert "only in case or spaces" not in output
+
+
+def test_survey_import_keeps_apart_the_raters_a_survey_of_the_run_has_under_both_spellings(
+    tmp_path: Path,
+) -> None:
+    """An export of several surveys names a survey's raters `Cy` and `cy` as `experts:Cy` and
+    `experts:cy`: `agree` and `analyze --experts` read two raters, but `survey import` of that
+    file into another survey refused them as one rater spelled two ways (it knew only the
+    target survey's raters). It now keeps apart the ids `analyze` keeps apart."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    poem = _a_poem(run)
+    _survey_of_cy_and_cy(run, poem)
+    files = {"experts": ("Cy", "cy"), "paper": ("ann", "ben")}
+    for survey, (first, second) in files.items():
+        answers = tmp_path / f"{survey}.csv"
+        answers.write_text(
+            f"rater,poem,item,score\n{first},{poem},form,4\n{second},{poem},form,2\n",
+            encoding="utf-8",
+        )
+        command = ["survey", "import", str(answers), "--run", str(run), "--survey", survey]
+        assert runner.invoke(app, command, env=WIDE).exit_code == 0
+    assert runner.invoke(app, ["export", "survey_answers", "--run", str(run)]).exit_code == 0
+    exported = run / "export" / "survey_answers.csv"
+    status, output = _agree(exported)
+    assert status == 0 and "1 unit, 4 raters" in output, output
+    command = ["survey", "import", str(exported), "--run", str(run), "--survey", "copy"]
+    result = runner.invoke(app, command, env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("imported 4 answers (4 new, 0 replaced) by 4 raters")
+    with RunStore(run, create=False) as store:
+        copied = store.query("SELECT rater_id FROM survey_raters WHERE survey_id = 'copy'")
+        assert sorted(row[0] for row in copied) == [
+            "experts:Cy",
+            "experts:cy",
+            "paper:ann",
+            "paper:ben",
+        ]

@@ -57,3 +57,14 @@ def test_a_provider_installed_after_a_load_is_found_by_the_next(
     assert "toy-writer" in load_catalog("generators").unusable  # not installed yet
     install("toy", GOOD)
     assert [spec.name for spec in select_models("toy-writer")] == ["toy-writer"]
+
+
+def test_a_dry_run_of_the_paper_roster_reads_them_a_few_times(
+    reads: list[Any], tmp_path: Any
+) -> None:
+    """The stage itself asked for them three times a model (whether it runs isolated, its
+    provider, its key's variable): 89 reads for the paper's 30 models, where the roster load made one."""
+    args = ["generate", "--run", str(tmp_path / "run"), "--models", "paper30", "--limit", "1"]
+    result = CliRunner().invoke(app, [*args, "--dry-run"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert 0 < len(reads) <= 4, len(reads)

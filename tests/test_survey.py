@@ -386,6 +386,26 @@ def test_survey_build_names_a_rater_given_twice(tmp_path: Path) -> None:
     assert alone.stderr == "error: --raters: at least 2 distinct rater ids\n"
 
 
+def test_survey_build_refuses_one_rater_spelled_two_ways(tmp_path: Path) -> None:
+    """`--raters Ann,ben,ann` built a survey of 3 raters, though `survey import`, `analyze
+    --experts` and `agree` each refuse a file naming one rater `Ann` and `ann` (and the sheets
+    `Ann.html` and `ann.html` are one file where case is not told apart)."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    build = ["survey", "build", "--run", str(run), "--poems", "2", "--raters"]
+    result = runner.invoke(app, [*build, "Ann,ben, ann"], env={"COLUMNS": "400"})
+    assert result.exit_code == 2 and result.stdout == "", result.output
+    assert " ".join(result.stderr.split()) == (
+        "error: --raters: rater ids differ from each other only in case or spaces: 'Ann' (rater "
+        "1) and 'ann' (rater 3); ids are exact, so one rater's answers would be read as several "
+        "raters, whose ratings of the same poem agree with each other in the agreement. Write each "
+        "rater's id the same way in --raters and build again; nothing built"
+    )
+    with RunStore(run, create=False) as store:
+        assert store.query("SELECT COUNT(*) FROM surveys")[0][0] == 0
+    assert runner.invoke(app, [*build, "Ann,ben"]).exit_code == 0
+
+
 def test_a_fractional_score_or_an_na_where_none_is_offered_says_so(tmp_path: Path) -> None:
     """3.5 was "outside 1-5" (it is inside: it is not a whole number) and N/A on an item
     without N/A "not a number"; a row without its poem id was "no successful generation for

@@ -209,10 +209,9 @@ def not_poems_by_author(generations: pd.DataFrame, label: Callable[[str], str] =
     return _listed(generations, ~_poems(generations), label)
 
 
-def poems_only_caption(caption: str, generations: pd.DataFrame, label: Callable[[str], str]) -> str:
+def poems_only_caption(caption: str, left_out: str) -> str:
     """`caption` of a table over the poems only, with the answers it leaves out as not poems per
-    author (`not_poems_by_author`, named by `label` as the table's rows name them)."""
-    left_out = not_poems_by_author(generations, label)
+    author (`left_out`: `not_poems_by_author`, named as the table's rows name them)."""
     if not left_out:
         return caption
     return f"{caption}; over the poems only, without the answers that are not poems ({left_out})"

@@ -1,5 +1,7 @@
 """The judge and the expert panel over the same poems (paper Figs. 6-8, the report's "Scores by
 dimension"): per author and item, the poems an expert scored on the item AND the judge scored.
+N/A (0 on imagery and literary devices) is no score here, as it counts in no mean: a poem one
+side called N/A and the other scored is left out of both means on that item.
 
 `judged_as_rated` keeps the judge's half, `rated_as_judged` the experts' half; the table
 `experts_on_judged_poems` counts, per judge, author and item, the poems the experts rated that
@@ -16,21 +18,31 @@ import pandas as pd
 from poemetric.analysis.data import author_order
 from poemetric.analysis.experts import experts_as_judgments
 from poemetric.analysis.scores import dimension_scores
-from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS_BY_KEY
+from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS, DIMENSIONS_BY_KEY
 from poemetric.stats import CIMethod
 from poemetric.text.listing import joined_with_and
 from poemetric.text.plural import counted, plural
 
+#: The items whose 0 is N/A, left out of their means.
+NA_KEYS = tuple(d.key for d in DIMENSIONS if d.allows_na)
 
-def _scored(frame: pd.DataFrame) -> pd.DataFrame:
-    """Poem (generation_id) x item: whether a rater of `frame` scored it (N/A, 0, counts)."""
-    scored = frame.set_index("generation_id")[list(DIMENSION_KEYS)].notna()
+
+def _scored(frame: pd.DataFrame, *, scores_only: bool = False) -> pd.DataFrame:
+    """Poem (generation_id) x item: whether a rater of `frame` answered it (N/A, 0, counts);
+    `scores_only`: with a score its mean counts (N/A does not)."""
+    values = frame.set_index("generation_id")[list(DIMENSION_KEYS)]
+    scored = values.notna()
+    if scores_only:
+        for key in NA_KEYS:
+            scored[key] &= values[key] != 0
     return scored.groupby(level=0).any()
 
 
 def _keep(frame: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
-    """The rows of `frame` of the poems `other` scored, each item only where `other` scored it."""
-    scored = _scored(other)
+    """The rows of `frame` of the poems `other` scored, each item only where `other` has a
+    score that counts in its mean: were a poem `other` called N/A kept, `frame`'s mean would
+    have a poem that `other`'s lacks."""
+    scored = _scored(other, scores_only=True)
     kept = frame[frame["generation_id"].isin(scored.index)].copy()
     for key in DIMENSION_KEYS:
         kept[key] = kept[key].where(kept["generation_id"].map(scored[key]).astype(bool))
@@ -39,7 +51,7 @@ def _keep(frame: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
 
 def judged_as_rated(judgments: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFrame:
     """The judgments of the poems the experts rated (the same generations: same author, same
-    poem), each item kept only on the poems an expert scored it on (or called it N/A), so that
+    poem), each item kept only on the poems an expert scored it on (not N/A), so that
     the judge's mean per author and item is over the experts' poems: Figs. 6-8 drew the judge
     over every poem beside the experts over theirs."""
     return _keep(judgments, experts)
@@ -47,7 +59,7 @@ def judged_as_rated(judgments: pd.DataFrame, experts: pd.DataFrame) -> pd.DataFr
 
 def rated_as_judged(experts: pd.DataFrame, judgments: pd.DataFrame) -> pd.DataFrame:
     """The expert ratings of the poems the judge scored (`judgments` of one judge), each item
-    kept only on the poems the judge scored it on (or called it N/A): the experts' half of
+    kept only on the poems the judge scored it on (not N/A): the experts' half of
     `judged_as_rated`, so that neither mean has a poem the other lacks."""
     return _keep(experts, judgments)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -18,6 +19,7 @@ from poemetric.analysis.attention import (
 from poemetric.analysis.data import (
     RunData,
     load_run_data,
+    not_poems_by_author,
     not_poems_note,
     poems_only,
     poems_only_caption,
@@ -179,13 +181,17 @@ def analyze_run(
         for name in ("form_checks", "form_checks_by_form"):
             result.captions[name] = f"{TABLE_CAPTIONS[name]}; {rule}{errata_note}"
 
-    _lexical_tables(result, data.generations, top_k)
-    from poemetric.ghostwriting.tables import ghostwriting_tables  # it imports this package
+    # The answers that are not poems, per author: the captions of ~10 tables name them.
+    left_out = not_poems_by_author(data.generations, result.labels.author)
+    _lexical_tables(result, data.generations, top_k, left_out)
+    # it imports this package
+    from poemetric.ghostwriting.tables import ghostwriting_caption, ghostwriting_tables
 
     ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
-    _say_poems_only(result, data.generations, [n for n in ("ghostwriting",) if n in result.tables])
+    for name in ghostwriting.tables:  # as `ghostwriting metrics` captions them, intervals too
+        result.captions[name] = ghostwriting_caption(name, left_out)
 
     def steps(table: str) -> Advance | None:
         """A step per group with bootstrap CIs (t intervals are instant: no step)."""
@@ -210,7 +216,7 @@ def analyze_run(
             data.judgments, method=ci_method, seed=seed, advance=steps("group scores")
         )
         result.tables["dimension_matrix"] = dimension_matrix(result.tables["dimension_scores"])
-        _say_poems_only(result, data.generations, [*SCORE_TABLES])  # the judge scored no other
+        _say_poems_only(result, left_out, SCORE_TABLES)  # the judge scored no other
 
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
@@ -234,6 +240,8 @@ def analyze_run(
         steps("expert scores"),
     )
     for name in result.tables:  # a reader of the table alone learns which interval it prints
+        if name in ghostwriting.tables:  # `ghostwriting_caption` says it
+            continue
         if name in MEAN_TABLES:
             note: str | None = interval_note(ci_method)
         elif name in AGREEMENT_TABLES:
@@ -250,10 +258,12 @@ LEXICAL_TABLES = ("lexical", "top_words", "imagery", "opening_words", "profile_s
 SCORE_TABLES = ("dimension_scores", "dimension_scores_by_form", "group_scores", "dimension_matrix")
 
 
-def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: int) -> None:
+def _lexical_tables(
+    result: AnalysisResult, generations: pd.DataFrame, top_k: int, left_out: str
+) -> None:
     """The lexical tables, over the generations that are poems (`poems_only`, the judge
     stage's rule): a refusal or a one-line answer is no poem to measure. The notes and the
-    captions count the ones left out per author."""
+    captions count the ones left out per author (`left_out`: `not_poems_by_author`)."""
     poems = poems_only(generations)
     result.tables["lexical"] = lexical_summary(poem_features(poems))
     result.tables["top_words"] = top_words(poems, k=top_k)
@@ -268,16 +278,14 @@ def _lexical_tables(result: AnalysisResult, generations: pd.DataFrame, top_k: in
     made = [name for name in LEXICAL_TABLES if name in result.tables]
     if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
         result.notes.append(note)
-        _say_poems_only(result, generations, made)
+        _say_poems_only(result, left_out, made)
 
 
-def _say_poems_only(result: AnalysisResult, generations: pd.DataFrame, tables: list[str]) -> None:
-    """Add to the captions of `tables` the answers they leave out as not poems, per author by
-    display name, as the tables' rows and the figures' captions name them."""
+def _say_poems_only(result: AnalysisResult, left_out: str, tables: Iterable[str]) -> None:
+    """Add to the captions of `tables` the answers they leave out as not poems (`left_out`,
+    per author by display name, as the tables' rows and the figures' captions name them)."""
     for name in tables:
-        result.captions[name] = poems_only_caption(
-            result.caption(name), generations, result.labels.author
-        )
+        result.captions[name] = poems_only_caption(result.caption(name), left_out)
 
 
 def _no_judge_tables_note(store: RunStore) -> str:

@@ -90,6 +90,7 @@ COMMANDS: dict[str, Lazy] = {
         "LLM-as-a-judge: score poems with the POEMetric questionnaire, parse answers, probe "
         "memorisation.",
         "judge_cmd",
+        "judge_recognise_cmd",
     ),
     "models": Lazy(
         "The model roster: generators/ (or judges/ with --judges), one YAML file per model.",

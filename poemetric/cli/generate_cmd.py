@@ -13,7 +13,7 @@ from rich.console import Console
 
 from poemetric.cli.app import app
 from poemetric.cli.interrupt import STOPPING_HELP, interruptible
-from poemetric.cli.new_run import close_run, note_new_run
+from poemetric.cli.new_run import close_run, note_new_run, run_inside_run
 from poemetric.cli.options import (
     DatasetOption,
     ModelsOption,
@@ -25,19 +25,22 @@ from poemetric.cli.options import (
 from poemetric.cli.output_paths import output_folder
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
 
 if TYPE_CHECKING:
-    from poemetric.data import Dataset
+    from poemetric.data import Dataset, Poem
     from poemetric.pipeline import PoemLimit, PreparedRun
+    from poemetric.prompts import RenderedPrompt
     from poemetric.providers.base import ModelSpec
     from poemetric.store import RunStore
 
@@ -58,16 +61,17 @@ def prepare_or_exit(
     limit: PoemLimit,
     template: str | None = None,
     command: str = "generate",
+    rendered: Sequence[tuple[Poem, RenderedPrompt]] | None = None,
 ) -> PreparedRun:
-    """`prepare_run` with a loaded dataset; its expected failures (a run prepared from another
-    dataset or template, a template that does not render) printed as one clear error instead of
-    a traceback."""
+    """`prepare_run` with a loaded dataset (and a new run's prompts, `rendered` already); its
+    expected failures (a run prepared from another dataset or template, a template that does not
+    render) printed as one clear error instead of a traceback."""
     from poemetric.pipeline import prepare_run
     from poemetric.prompts import PromptError
     from poemetric.store import StoreError
 
     try:
-        return prepare_run(store, dataset, limit=limit, template=template)
+        return prepare_run(store, dataset, limit=limit, template=template, rendered=rendered)
     except StoreError as error:
         raise error_exit(f"{error}{_own_dataset_hint(store, dataset, command)}") from error
     except PromptError as error:
@@ -132,12 +136,16 @@ def open_prepared(
     from poemetric.store import RunStore, StoreError
     from poemetric.store.db import DB_NAME
 
+    inside = run_inside_run(shown_as or run, command)
+    if inside is not None:
+        raise error_exit(inside)
     try:
         loaded = load_dataset(dataset)
         chosen = template_or_bundled(template, GENERATION_TEMPLATE)
         new_run = not (run / DB_NAME).exists()
-        if new_run:  # a new run's prompts (an existing run's: prepare_run)
-            render_prompts(loaded.head(head_limit(limit)), chosen)
+        # A new run's prompts, rendered here and stored by prepare_run (an existing run's are
+        # rendered there, from the template it keeps).
+        rendered = render_prompts(loaded.head(head_limit(limit)), chosen) if new_run else None
     except (DatasetError, PromptError) as error:
         raise error_exit(error) from error
     if new_run:  # the run is prepared from this file once: say now what validate would
@@ -152,7 +160,7 @@ def open_prepared(
     if shown_as is not None:
         store.run_dir = shown_as
     try:
-        return store, prepare_or_exit(store, loaded, limit, template, command)
+        return store, prepare_or_exit(store, loaded, limit, template, command, rendered)
     except BaseException:
         store.close()
         raise
@@ -230,6 +238,7 @@ def generate(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     progress: bool = ProgressOption,
     template: str | None = TemplateOption,
@@ -245,10 +254,12 @@ def generate(
     from poemetric.pipeline import head_limit
     from poemetric.roster import RosterError, select_models
 
+    notes: list[str] = []
     try:
-        specs = select_models(models)
+        specs = select_models(models, notes=notes)
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
+    say_notes(notes)
     limit = poem_limit(limit_text)
     options = runner_options(
         models=specs,
@@ -258,6 +269,7 @@ def generate(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         progress=progress,
     )

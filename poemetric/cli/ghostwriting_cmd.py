@@ -146,6 +146,7 @@ def metrics_command(
 
         poemetric ghostwriting metrics --run runs/paper --raplyzer-phonetics espeak
     """
+    from poemetric.analysis.data import not_poems_by_author
     from poemetric.analysis.labels import run_labels
     from poemetric.analysis.run import PER_POEM_TABLES
     from poemetric.ghostwriting.metrics import GhostwritingOptions
@@ -196,16 +197,17 @@ def metrics_command(
         if "ghostwriting" not in result.tables:
             raise no_poems_yet(run, store)
     written: list[Path] = []
+    left_out = not_poems_by_author(generations, labels.author)
     for name, frame in result.tables.items():  # written as `analyze` writes them
         if name in PER_POEM_TABLES:
             written += write_table(frame, destination, name, formats=("csv",))
             continue
-        caption = ghostwriting_caption(name, generations, labels.author)
+        caption = ghostwriting_caption(name, left_out)
         shown_frame = presentable(frame, author_name=labels.author, rater_name=labels.judge)
         written += write_table(frame, destination, name, caption=caption, shown=shown_frame)
-    console.print(
-        frame_table(result.tables["ghostwriting"], "Ghostwriting per author", SUMMARY_COLUMNS)
-    )
+    per_author = result.tables["ghostwriting"]
+    named = per_author.assign(author=per_author["author"].map(labels.author))  # as its files
+    console.print(frame_table(named, "Ghostwriting per author", SUMMARY_COLUMNS))
     for note in result.notes:
         console.print(f"[yellow]note:[/yellow] {plain(note)}")
     if reference:

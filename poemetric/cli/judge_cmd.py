@@ -1,6 +1,6 @@
 """`poemetric judge`: LLM judges score every stored poem with the POEMetric questionnaire;
-`judge parse` / `judge reparse` read answers without calling anyone; `judge recognise` asks
-the judges whether they know the human poems."""
+`judge parse` / `judge reparse` read answers without calling anyone. `judge recognise`, which
+asks the judges whether they know the human poems, is in judge_recognise_cmd."""
 
 from __future__ import annotations
 
@@ -36,16 +36,18 @@ from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.cli.output_paths import not_the_input, output_option
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import StageLimitOption
-from poemetric.hints import program, stage_command
+from poemetric.hints import stage_command
 from poemetric.roster import roster_directories
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import counted
@@ -91,14 +93,17 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
     name came from (`POEMETRIC_JUDGE (set in the environment)`), for the error."""
     from poemetric.roster import RosterError, UnusableModelError, select_models
 
+    notes: list[str] = []
     try:
-        return select_models(selection, kind="judges")
+        judges = select_models(selection, kind="judges", notes=notes)
     except UnusableModelError as error:  # a known judge: its file or its provider is broken
         raise error_exit(error) from None
     except RosterError as error:
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         where = f"{given_as}: " if given_as else ""
         raise error_exit(f"{where}{error}; judges: {available}") from None
+    say_notes(notes)
+    return judges
 
 
 @judge_app.callback(
@@ -152,6 +157,7 @@ def judge(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
@@ -201,6 +207,7 @@ def judge(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,
@@ -341,68 +348,3 @@ def _check_judged_by(store: RunStore, run: Path, names: list[str]) -> None:
         raise error_exit(no_judgments_yet(run, unknown[0]))
     each = ", ".join(f"{name!r}{did_you_mean(name, known)}" for name in unknown)
     raise error_exit(f"no judgments by judge {each} in the run; judges: {', '.join(known)}")
-
-
-@judge_app.command("recognise", epilog=STOPPING_HELP)
-def recognise_command(
-    run: Path = RunOption,
-    judge_name: str | None = JudgeNameOption,
-    limit: int | None = StageLimitOption,
-    dry_run: bool = DryRunOption,
-    max_cost: float | None = MaxCostOption,
-    concurrency: int | None = ConcurrencyOption,
-    refresh_failed_parses: bool = RefreshFailedParsesOption,
-    progress: bool = ProgressOption,
-) -> None:
-    """Ask each judge to name the title and author of every human poem of the run (a
-    memorisation probe); answers are scored against the dataset and stored in `recognitions`.
-    `poemetric analyze` then reports the recognised share per judge.
-
-    Example:
-
-        poemetric judge recognise --run runs/paper --judge gemini-2.5-pro
-    """
-    from poemetric.judge.recognise import human_poems, run_recognition
-
-    if not judge_name:  # was Typer's "Invalid value for --judge" box, with no judge named
-        import shlex
-
-        names = ", ".join(load_judges())
-        raise error_exit(
-            "no judge given: name the judges to ask with --judge (or POEMETRIC_JUDGE), e.g. "
-            f"`{program()} judge recognise --run {shlex.quote(str(run))} --judge "
-            f"gemini-2.5-pro`; judges: {names}"
-        )
-    judges = select_judges(judge_name)
-    options = runner_options(
-        models=judges,
-        limit=limit,
-        dry_run=dry_run,
-        max_cost=max_cost,
-        shard=None,
-        batch=False,
-        concurrency=concurrency,
-        refresh_failed_parses=refresh_failed_parses,
-        progress=progress,
-    )
-    with existing_run(run) as store, interruptible(run):
-        if not dry_run:  # a plan prices judges before their keys are set
-            refuse_when_none_can_start(judges)
-        poems = len(human_poems(store))  # those asked about, as --limit counts them
-        dataset = (store.get_meta("dataset") or {}).get("name")
-        stage_header(run, dataset, min(poems, limit or poems), len(judges), 1, "judge")
-        report = run_recognition(store, judges, options=options, console=console)
-        recognised = store.query(
-            "SELECT judge, SUM(recognised) AS hits, COUNT(*) AS n FROM recognitions "
-            "WHERE status = 'ok' GROUP BY judge ORDER BY judge"
-        )
-    report.render(console)
-    for row in recognised:
-        share = row["hits"] / row["n"] if row["n"] else 0.0
-        console.print(
-            f"{row['judge']}: recognised {row['hits']} of {row['n']} human poems ({share:.1%})",
-            highlight=False,
-            markup=False,
-        )
-    if report.incomplete and not dry_run:
-        raise typer.Exit(code=1)

@@ -6,7 +6,9 @@ are the run's own."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import shlex
 from pathlib import Path
 
 from rich.console import Console
@@ -73,3 +75,42 @@ def note_new_run(console: Console, run: Path, near: Path | None) -> None:
             highlight=False,
             soft_wrap=True,
         )
+
+
+def run_inside_run(run: Path, command: str = "generate") -> str | None:
+    """Why `command` (generate, demo) may not start a new run at `run`, a folder inside a run
+    (`--run runs/demo/analysis`), or None. It made a run inside the run without a word, where
+    every command that reads a run names the run above (`store.connect.missing_store`). No
+    workflow keeps a run inside another (its `analysis/`, `figures/` and `report/` are the
+    run's own outputs, and copying or merging the outer run would carry the inner one along),
+    so it is refused, with the command that goes on with the run above and a folder beside it
+    for a new run. A run already made there (by an earlier version) is resumed as before."""
+    from poemetric.hints import recorded_dataset, stage_command
+    from poemetric.store import RunStore, StoreError
+    from poemetric.store.connect import run_above
+
+    if (run / DB_NAME).exists():
+        return None
+    above = run_above(run, DB_NAME)
+    if above is None:
+        return None
+    if command == "demo":
+        shown = shlex.quote(str(above))
+        go_on = f"make demo RUN={shown}" if run_by_make() else f"poemetric demo --run {shown}"
+    else:
+        try:
+            with RunStore(above, create=False) as store:
+                dataset = recorded_dataset(store)
+        except StoreError:
+            dataset = None
+        go_on = stage_command("generate", above, dataset=dataset)
+    option = "RUN=" if run_by_make() else "--run "
+    # A folder beside the run above, named after both (`runs/demo-analysis`); where that run is
+    # the current folder (`.`), beside it is `../NAME-...`.
+    name = "-".join([Path(os.path.abspath(above)).name, *run.relative_to(above).parts])
+    beside = (above.parent if above.name else Path("..")) / name
+    return (
+        f"{option}{run} is inside the run {above} (the folder that holds its {DB_NAME}): a new "
+        f"run there would be a run inside that run. To go on with that run: `{go_on}`; for a "
+        f"new run, name a folder outside it, such as {option}{shlex.quote(str(beside))}"
+    )

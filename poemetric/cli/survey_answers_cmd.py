@@ -133,7 +133,7 @@ def import_(
                 file_warnings(read_as)
             if near := near_rater_ids(store, survey, {a.expert for a in answers}):
                 raise ExpertRatingsError(near_rater_message(ratings_file, survey, near))
-            if apart := spelled_apart(store, survey, first_lines(answers)):
+            if apart := spelled_apart(store, first_lines(answers)):
                 raise ExpertRatingsError(spelled_apart_message(ratings_file, apart))
             if long := long_comments(ratings_file, [(a.line, a.question, a.text) for a in answers]):
                 raise ExpertRatingsError(

@@ -14,14 +14,9 @@ if TYPE_CHECKING:
     from poemetric.data.dataset import Dataset, load_dataset, resolve_dataset
     from poemetric.data.io import DatasetError, ValidationIssue, read_table, write_dataset
     from poemetric.data.normalize import normalize_content, normalize_rhyme_pattern, rhyme_groups
+    from poemetric.data.poem_ids import derive_poem_id, slugify
     from poemetric.data.registry import DatasetEntry, dataset_registry, get_entry
-    from poemetric.data.schema import (
-        POEMETRIC_COLUMNS,
-        Poem,
-        PoemForm,
-        derive_poem_id,
-        slugify,
-    )
+    from poemetric.data.schema import POEMETRIC_COLUMNS, Poem, PoemForm
     from poemetric.data.validation import ValidationReport, validate_file
 
 _MODULE_OF = {
@@ -38,11 +33,11 @@ _MODULE_OF = {
     "POEMETRIC_COLUMNS": "schema",
     "Poem": "schema",
     "PoemForm": "schema",
-    "derive_poem_id": "schema",
+    "derive_poem_id": "poem_ids",
     "normalize_content": "normalize",
     "normalize_rhyme_pattern": "normalize",
     "rhyme_groups": "normalize",
-    "slugify": "schema",
+    "slugify": "poem_ids",
     "ValidationReport": "validation",
     "validate_file": "validation",
 }

@@ -5,20 +5,18 @@ wrong field counts, bad JSON) come back as `ValidationIssue`s with the physical 
 where the record starts, and reading goes on after them (a CSV record with an unclosed quote is
 reported once and the reader resynchronises on the next well-formed record). What a read gives
 (records, issues) is defined in `raw_table.py`; record-level checks live in `validation.py`.
-pandas/pyarrow are imported only for Parquet (start-up time).
+pandas/pyarrow are imported only for Parquet (start-up time), read in `parquet_rows.py`.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
-import io
 import itertools
 import json
-import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from poemetric.data.csv_text import (
     HeaderTest,
@@ -30,6 +28,7 @@ from poemetric.data.csv_text import (
     separator_hint,
 )
 from poemetric.data.json_document import JSON_LINES_HOW, json_object, one_document
+from poemetric.data.parquet_rows import parquet_records
 from poemetric.data.raw_table import RawRecord, RawTable, ValidationIssue, also_text, located
 from poemetric.data.raw_table import place as place  # still imported from here (probes)
 from poemetric.paths import replaced_when_done
@@ -57,8 +56,6 @@ CSV_FIELD_LIMIT = 1 << 26
 SEMICOLON_HEADER_FORM = "form"
 POEM_TEXT_COLUMNS = ("content", "text", "poem", "response", "response_text")
 _SEPARATOR_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
-#: Rows of a Parquet file made records at a time (`stream_table`).
-PARQUET_CHUNK = 10_000
 
 
 class DatasetError(ValueError):
@@ -116,7 +113,7 @@ def stream_table(
     elif fmt == "jsonl":
         records = _read_jsonl(table, data)
     else:
-        records = _read_parquet(table, data)
+        records = parquet_records(table, data)
     del data  # held by the reader until it has the text
     first = next(records, None)  # a CSV file's header is read with its first record
     return table, records if first is None else itertools.chain((first,), records)
@@ -330,46 +327,6 @@ def _read_jsonl(table: RawTable, data: bytes) -> Iterator[RawRecord]:
         seen.update(dict.fromkeys(value))
         yield RawRecord(number, value)
     table.columns = list(seen)
-
-
-def _read_parquet(table: RawTable, data: bytes) -> Iterator[RawRecord]:
-    import pandas as pd
-
-    try:
-        frame = pd.read_parquet(io.BytesIO(data))
-    except Exception as error:  # pyarrow raises several types for corrupt files
-        table.issues.append(
-            ValidationIssue(str(table.path), None, None, f"not a Parquet file: {error}")
-        )
-        table.file_error = True
-        return
-    del data
-    table.columns = [str(column) for column in frame.columns]
-    table.header_read = True
-    for start in range(0, len(frame), PARQUET_CHUNK):
-        chunk = frame.iloc[start : start + PARQUET_CHUNK].to_dict(orient="records")
-        for number, record in enumerate(chunk, start=start + 1):
-            values = {str(key): _python_value(value) for key, value in record.items()}
-            yield RawRecord(number, values)
-
-
-def _python_value(value: Any) -> Any:
-    import numpy as np
-    import pandas as pd
-
-    if value is None or value is pd.NA:
-        return None
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    # A list column arrives as a numpy array (whose `.item()` fails unless it holds one value),
-    # a struct column as a dict: both as plain Python, element by element.
-    if isinstance(value, np.ndarray | list | tuple):
-        return [_python_value(item) for item in value]
-    if isinstance(value, dict):
-        return {str(key): _python_value(item) for key, item in value.items()}
-    if hasattr(value, "item"):  # numpy scalar
-        return value.item()
-    return value
 
 
 # -- writing -------------------------------------------------------------------------------

@@ -12,6 +12,10 @@ from poemetric.data.text_files import newlines
 _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
 #: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
 _REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
+#: Words that a spreadsheet or a script writes for a missing value (`str(None)`, pandas' `nan`,
+#: SQL's `NULL`): upper-cased they are letters, and were read as a scheme (`NONE`: lines 1 and 3
+#: rhyme), failing the human poem's own rhyme check and sent to every model as its scheme.
+_MISSING_VALUE_WORDS = frozenset({"NONE", "NULL", "NIL", "NAN", "NA"})
 
 
 #: Unicode's other line breaks, which a text pasted from a word processor or a web page may hold
@@ -37,6 +41,11 @@ def normalize_rhyme_pattern(pattern: str) -> str | None:
     cleaned = " ".join(pattern.split()).upper()
     if not cleaned:
         return None
+    if cleaned in _MISSING_VALUE_WORDS:
+        raise ValueError(
+            f"bad rhyme pattern {pattern!r}: a word for a missing value, which would be read "
+            "as the letters of a rhyme scheme; leave the cell empty for a poem without one"
+        )
     if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
         bare = _without_refrain_numbers(cleaned)
         hint = f"and no refrain numbers ({bare!r}: the form checks its refrains)" if bare else ""

@@ -35,7 +35,8 @@ from poemetric.extraction.opening import names_the_form
 from poemetric.extraction.opening import runs_into_verse as _runs_into_verse
 from poemetric.extraction.reasoning import split_reasoning, split_trailing_reasoning
 from poemetric.extraction.revisions import keep_final_revision
-from poemetric.extraction.signature import drop_byline, is_signature
+from poemetric.extraction.signature import drop_byline, is_signature, title_before_credit
+from poemetric.extraction.stanza_labels import LABEL_LINE, strip_stanza_labels
 from poemetric.text.plural import counted
 
 
@@ -52,31 +53,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
 _TITLE_PREFIX = re.compile(r"^\s*(?:\*\*|__)?\s*title\s*:\s*(?:\*\*|__)?\s*(.+?)\s*$", re.I)
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(.+?)\1\s*$")
-_NUMBERS = r"\d+|[ivxlc]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
-_LABEL_WORDS = (
-    r"stanza|verse|quatrain|tercet|couplet|sestet|octave|octet|cinquain|refrain|chorus|volta|"
-    r"envoi|envoy|sher|she'r|shi'r|matla|matla'|maqta|maqta'|makta|poem|answer|final answer|"
-    r"response|bridge|outro|intro|pre-chorus"
-)
-#: A remark in brackets after a label: "Couplet 1 (Matla):", "Stanza 6 (Refrain)", "Matla
-#: (Opening Couplet)"; the stanza's scheme or end words, "Stanza 2 (FAEBDC)", "Tercet 1 (A1 b
-#: A2)", "Stanza 1 (end words: tree, away, hill)".
-_LABEL_REMARK = (
-    rf"\s*\((?:(?:opening|closing|first|final|last)?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?|"
-    r"(?=[^)]*[A-F])[A-Fa-f][A-Fa-f\d\s,'’–-]{1,24}|"
-    r"(?:end[- ]?words?|rhymes?|rhyme scheme|scheme|teleutons?)\s*:[^()]{1,80})\)"
-)
-_LABEL_LINE = re.compile(
-    rf"^\s*[\(\[]?\s*(?:{_LABEL_WORDS})(?:\s+(?:{_NUMBERS}))?(?:{_LABEL_REMARK})?\s*[\)\]]?"
-    r"\s*[:.\-–—]?\s*$",
-    re.IGNORECASE,
-)
-_INLINE_LABEL = re.compile(
-    rf"^\s*[\(\[]?(?:stanza|quatrain|tercet|couplet|sestet|envoi|envoy|sher|she'r|matla|maqta)"
-    rf"(?:\s+(?:{_NUMBERS}))?[\)\]]?\s*[:\-–—]\s+(\S.*)$",
-    re.IGNORECASE,
-)
-_REFRAIN_TAG = re.compile(r"\s*\((?:refrain(?:\s*[A-Z]?\d?)?|[A-Z]\d)\)\s*$", re.IGNORECASE)
 
 
 def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
@@ -104,7 +80,7 @@ def extract_poem(text: str, reasoning: str | None = None) -> ExtractedPoem:
     lines = strip_syllable_counts(lines, notes)  # a count before the letter: "... Peru (8) (A)"
     lines = strip_line_labels(lines, notes)
     lines = strip_line_numbers(lines, notes)
-    lines = _strip_labels(lines, notes)
+    lines = strip_stanza_labels(lines, notes)
     lines = _strip_markdown(lines, notes)
     poem = _tidy(lines)
     original = _tidy([line.rstrip() for line in answer.split("\n")])
@@ -270,7 +246,7 @@ def _strip_title(
         return lines, None
     line = lines[index]
     title: str | None = None
-    if _LABEL_LINE.match(unheaded(line)):  # "Stanza 1", "### Stanza 1", "**Verse 1:**"
+    if LABEL_LINE.match(unheaded(line)):  # "Stanza 1", "### Stanza 1", "**Verse 1:**"
         return lines, None
     if index in numbered_stanzas(lines) and len(numbered_stanzas(lines)) >= 2:
         return lines, None  # "**I**" over the first stanza, "**II**" over the second: numbers
@@ -292,6 +268,12 @@ def _strip_title(
         title = bold.group(2)
     elif italic and blank_after and verse_after and _looks_like_title(italic.group(2)):
         title = italic.group(2)
+    elif (
+        verse_after
+        and (head := title_before_credit(line)) is not None
+        and (_looks_like_title(_unquoted(_plain(head))) or _titled_form(head) is not None)
+    ):  # '"Salt Hours" by GPT-4o', "*Salt Hours* — a sonnet by Claude": title and byline in one
+        title = head
     elif blank_after and verse_after and _looks_like_title(_unquoted(line.strip())):
         title = line.strip()
     elif (
@@ -325,7 +307,7 @@ def _strip_title(
         rest
         and _FORM_RE.search(rest[0])
         and len(rest[0].split()) <= 8
-        and not _LABEL_LINE.match(unheaded(rest[0]))
+        and not LABEL_LINE.match(unheaded(rest[0]))
     ):
         candidate = rest[0].strip()
         bracketed = candidate.startswith("(") and candidate.endswith(")")
@@ -334,35 +316,6 @@ def _strip_title(
             rest = rest[_first_content(rest, 1) :]
     rest = drop_byline(rest, notes)  # "*by Claude*" under the title
     return rest, title
-
-
-def _strip_labels(lines: list[str], notes: list[str]) -> list[str]:
-    result: list[str] = []
-    numbered = numbered_stanzas(lines)
-    drop_numbers = len(numbered) >= 2
-    for i, line in enumerate(lines):
-        plain = _plain(line)
-        if plain and _LABEL_LINE.match(unheaded(line)):
-            notes.append(f"removed stanza label: {_quote(line)}")
-            if result and result[-1].strip():
-                result.append("")
-            continue
-        if drop_numbers and i in numbered:
-            notes.append(f"removed stanza number: {_quote(line)}")
-            if result and result[-1].strip():
-                result.append("")
-            continue
-        inline = _INLINE_LABEL.match(plain) if plain else None
-        if inline:
-            label = plain[: len(plain) - len(inline.group(1))].strip()
-            notes.append(f"removed stanza label {label!r} (kept its text)")
-            line = inline.group(1)
-        tagged = _REFRAIN_TAG.search(line)
-        if tagged and len(line[: tagged.start()].split()) >= 3:
-            notes.append(f"removed refrain marker {tagged.group(0).strip()!r}")
-            line = line[: tagged.start()]
-        result.append(line)
-    return result
 
 
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")

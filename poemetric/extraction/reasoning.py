@@ -30,7 +30,7 @@ _THINK_BLOCK = re.compile(
     r"<(think|thinking|thought|reasoning)>(.*?)</\1>", re.IGNORECASE | re.DOTALL
 )
 _THINK_CLOSE = re.compile(r"</(think|thinking|thought|reasoning)>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"^\s*<(think|thinking|thought|reasoning)>", re.IGNORECASE)
+_THINK_OPEN = re.compile(r"<(think|thinking|thought|reasoning)>", re.IGNORECASE)
 
 
 def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str | None, list[str]]:
@@ -57,14 +57,20 @@ def split_reasoning(text: str, reasoning: str | None = None) -> tuple[str, str |
             parts.append(before)
         text = text[last.end() :]
         notes.append("moved the text before a closing </think> tag (no opening tag) to reasoning")
-    opening = _THINK_OPEN.match(text)
+    opening = _THINK_OPEN.search(text)
     if opening:
-        # Opened but never closed: the answer was cut off while still thinking.
+        # Opened but never closed: the answer was cut off while still thinking. Anywhere in the
+        # answer, as the judge's parser reads it: a model that thinks again after its poem ("...
+        # rung\n<think>Did I keep the scheme?") or writes a word before the tag kept the
+        # tag and its reasoning in the stored poem.
         unfinished = text[opening.end() :].strip()
         if unfinished:
             parts.append(unfinished)
-        text = ""
-        notes.append("the response ends inside an unclosed <think> block: no answer after it")
+        text = text[: opening.start()]
+        if text.strip():
+            notes.append("moved the text after an unclosed <think> tag to reasoning")
+        else:
+            notes.append("the response ends inside an unclosed <think> block: no answer after it")
 
     merged: list[str] = []
     for part in parts:

@@ -5,8 +5,9 @@ so a signature left in the poem gives its author away; it is no verse line eithe
 A line is a signature only when it names a model, a model family or "AI" ("an AI assistant", "a
 language model") and nothing else but a credit: after a dash ("— Claude", "— Claude (Anthropic)")
 or after "by" or a verb of making ("Written by ...", "A sonnet composed with GPT-4o",
-"AI-generated"). "— for my mother", "Written by the rain" and "by the river" name no model and
-stay.
+"AI-generated"), or after a label ("Author: ChatGPT", "By: Claude"). "— for my mother", "Written
+by the rain" and "by the river" name no model and stay. A title line may carry the credit itself
+('"Salt Hours" by GPT-4o', "*Salt Hours* — a sonnet by Claude": `title_before_credit`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ _MODEL = (
     r"gemini(?:[- ](?:[\d.]+|pro|flash|ultra|advanced|exp))*|bard|"
     r"deep\s?seek(?:[- ]?(?:v\d[\w.]*|r\d[\w.-]*|chat|reasoner))*|"
     r"qwen[\d.]*(?:[- ][\w.]+)?|qwq(?:[- ]32b)?|mistral(?:[- ](?:large|medium|small)[\w.-]*)?|"
-    r"mixtral|llama(?:[- ]?[\d.]+)?(?:[- ]\w+)?|gemma(?:[- ]?[\d.]+)?(?:[- ]\w+)?|copilot|grok|"
+    r"mixtral|llama(?:[- ]?[\d.]+)?(?:[- ]\w+){0,2}|smol\s?lm[\d.]*(?:[- ][\w.]+){0,2}|gemma(?:[- ]?[\d.]+)?(?:[- ]\w+)?|copilot|grok|"
     r"(?:(?:an?|your)\s+)?(?:(?-i:AI)|artificial intelligence)(?:\s+(?:assistant|language model|model|"
     r"poet|system|chatbot))?|(?:an?\s+)?(?:large\s+)?language model|openai|anthropic)\b"
 )
@@ -46,10 +47,20 @@ _CREDIT = (
     rf"(?:(?:was\s+)?(?:{_MADE})\s+(?:by|with|using|via)|by)\s+"
 )
 _END = r"\s*[.!]?\s*$"
+#: A credit as a labelled field: "Author: ChatGPT", "By: Claude", "Poet: an AI".
+_LABELLED = r"(?:author|poet|(?:(?:written|generated|composed)\s+)?by)\s*:\s*"
 _SIGNATURE = re.compile(
     rf"^(?:[—–~-]+\s*)?{_CREDIT}{_MODEL}{_TAIL}{_END}|"
+    rf"^{_LABELLED}{_MODEL}{_TAIL}{_END}|"
     rf"^[—–~-]+\s*{_MODEL}{_TAIL}{_END}|"
     rf"^(?:an?\s+)?(?-i:AI)[- ](?:generated|written)(?:\s+(?:{_FORMS}|text|content))?{_END}",
+    re.IGNORECASE,
+)
+#: A line that ends in a model's credit after some text of its own: the text (the longest, with
+#: no bracket: '"Salt Hours" (a sonnet by GPT-4)'), then the credit after a space, a dash, a
+#: comma or an opening bracket.
+_CREDITED = re.compile(
+    rf"^([^(]*\S)(?:\s*[,—–~-]\s*|\s*\(\s*|\s+){_CREDIT}{_MODEL}{_TAIL}\s*\)?{_END}",
     re.IGNORECASE,
 )
 _BRACKETS = re.compile(r"^[(\[{]\s*(.*?)\s*[)\]}]$")
@@ -76,3 +87,11 @@ def drop_byline(lines: list[str], notes: list[str]) -> list[str]:
         notes.append(f"removed byline: {_quote(lines[0])}")
         return lines[first_content(lines, 1) :]
     return lines
+
+
+def title_before_credit(line: str) -> str | None:
+    """The text of `line` before a model's credit that ends it ('"Salt Hours" by GPT-4o' ->
+    '"Salt Hours"', "*Salt Hours* — a sonnet by Claude" -> "*Salt Hours*"); None when the line
+    ends in no such credit. The caller decides whether that text is a title."""
+    credited = _CREDITED.match(line.strip())
+    return credited.group(1) if credited else None

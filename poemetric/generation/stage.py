@@ -15,6 +15,7 @@ from poemetric.runner.runner import RunnerOptions, report_in_child, run_stage
 from poemetric.store import StoreError, generation_id_for
 from poemetric.store.cut_poems import CutPoems, cut_poems
 from poemetric.store.db import RunStore, stable_id, to_json
+from poemetric.store.same_samples import same_samples
 from poemetric.store.selections import record_selection
 from poemetric.store.withheld import withheld_answers
 
@@ -155,13 +156,15 @@ def note_stored_answers(store: RunStore, report: StageReport) -> None:
     """A warning under each model's summary for its poems in the run that the provider stopped
     at the token limit (stored "ok" and scored as written, they said nothing of it), and one for
     its answers that the provider, not the model, ended (a safety or content filter, a refusal:
-    `poemetric.store.withheld`)."""
+    `poemetric.store.withheld`), and one for a model whose samples of each prompt are one poem
+    (`poemetric.store.same_samples`)."""
     if report.dry_run:
         return
     names = [model.model for model in report.models]
     for warnings in (
         {entry.author: cut_poems_warning(entry) for entry in cut_poems(store, names)},
         {entry.author: entry.warning() for entry in withheld_answers(store, names)},
+        {entry.author: entry.warning() for entry in same_samples(store, names)},
     ):
         for model in report.models:
             warning = warnings.get(model.model)

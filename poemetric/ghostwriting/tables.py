@@ -3,7 +3,6 @@ run report: `ghostwriting_tables(store)` returns them with their captions."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -53,13 +52,13 @@ def load_generations(store: RunStore) -> pd.DataFrame:
     )
 
 
-def ghostwriting_caption(name: str, generations: pd.DataFrame, label: Callable[[str], str]) -> str:
-    """The caption `analyze` gives the ghostwriting table `name` of a run of `generations`
-    (`load_generations`): the per-author table's with the answers it leaves out as not poems,
-    per author named by `label` as its rows are, and its intervals."""
+def ghostwriting_caption(name: str, left_out: str) -> str:
+    """The caption of the ghostwriting table `name`, in `analyze` and `ghostwriting metrics`:
+    the per-author table's with the answers it leaves out as not poems (`left_out`:
+    `not_poems_by_author`, named as its rows are), and its intervals."""
     caption = GHOSTWRITING_CAPTIONS[name]
     if name == "ghostwriting":
-        caption = poems_only_caption(caption, generations, label)
+        caption = poems_only_caption(caption, left_out)
     if note := FIXED_INTERVALS.get(name):
         caption = f"{caption}; {note}"
     return caption

@@ -32,14 +32,14 @@ def cut_at_token_limit(completion: Completion) -> bool:
     return stopped_at_token_limit(completion.finish_reason)
 
 
-def cut_reason(
-    completion: Completion, settings: GenerationSettings, *, reasked: bool = True
-) -> str | None:
-    """What to add to the parse error of `completion`, sent with `settings`, when it was cut at
-    the token limit (None when it was not); `reasked`: for a stage that re-asks an unreadable
-    answer (the judge's), saying why this one is not."""
-    if not cut_at_token_limit(completion):
-        return None
+#: How the parse note of an answer read although cut at the token limit starts: a list's last
+#: comment stopped mid-sentence was stored as if whole. `poemetric judge reparse` keeps the note,
+#: which the stored text alone cannot tell.
+CUT_ANSWER_NOTE = "read although cut at the token limit"
+
+
+def _spent_and_limit(completion: Completion, settings: GenerationSettings) -> str:
+    """'finish reason 'length' after 90 output tokens; max_tokens 90'."""
     usage = completion.usage
     spent = (
         f"finish reason {completion.finish_reason!r} after {usage.output_tokens:,} output tokens"
@@ -51,13 +51,35 @@ def cut_reason(
         if settings.max_tokens is not None
         else "max_tokens not set: the adapter's or the provider's default"
     )
+    return f"{spent}; {limit}"
+
+
+def cut_answer_note(completion: Completion, settings: GenerationSettings) -> str | None:
+    """The parse note of `completion`, read, when it was cut at the token limit (None when it
+    was not): the scores are all there (the parser wants every one), but a comment may be cut
+    short (a free-text answer's last; any, where constrained decoding closed one early to fit)."""
+    if not cut_at_token_limit(completion):
+        return None
+    spent_and_limit = _spent_and_limit(completion, settings)
+    return f"{CUT_ANSWER_NOTE} ({spent_and_limit}): a comment may be cut short"
+
+
+def cut_reason(
+    completion: Completion, settings: GenerationSettings, *, reasked: bool = True
+) -> str | None:
+    """What to add to the parse error of `completion`, sent with `settings`, when it was cut at
+    the token limit (None when it was not); `reasked`: for a stage that re-asks an unreadable
+    answer (the judge's), saying why this one is not."""
+    if not cut_at_token_limit(completion):
+        return None
+    spent_and_limit = _spent_and_limit(completion, settings)
     if answer_outside_reasoning(completion.text):
-        return f"the answer was cut at the token limit ({spent}; {limit})"
+        return f"the answer was cut at the token limit ({spent_and_limit})"
     not_reasked = (
         "not re-asked, a re-ask at the same limit would be cut the same way; " if reasked else ""
     )
     return (
-        f"{CUT_BEFORE_ANSWER} ({spent}; {limit}): {not_reasked}raise settings.max_tokens in the "
+        f"{CUT_BEFORE_ANSWER} ({spent_and_limit}): {not_reasked}raise settings.max_tokens in the "
         "judge file"
     )
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from poemetric.judge.finish import CUT_ANSWER_NOTE
 from poemetric.judge.parse import is_refusal, parse_judgment
 from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, JudgeParseError
 from poemetric.store.db import RunStore, to_json
@@ -156,9 +157,10 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
                                             "refusal": refusal})  # fmt: skip
                 continue
             columns = parsed.answer.to_columns()
+            notes = to_json([*parsed.notes, *_cut_notes(row)])
             if row["status"] == "ok":
                 differing = [k for k in _ANSWER_KEYS if row[k] != columns[k]]
-                if not differing and row["parse_notes"] == to_json(list(parsed.notes)):
+                if not differing and row["parse_notes"] == notes:
                     result.unchanged += 1
                     continue
                 if differing:
@@ -170,13 +172,24 @@ def reparse_run(store: RunStore, judges: Iterable[str] | None = None) -> Reparse
             else:
                 result.now_ok.append(identifier)
             _update(conn, identifier, {**columns, "status": "ok", "parsed": to_json(columns),
-                                       "parse_notes": to_json(list(parsed.notes)),
+                                       "parse_notes": notes,
                                        "error": None, "refusal": 0})  # fmt: skip
     return result
 
 
 #: The columns an answer fills: the ten scores and the three comments.
 _ANSWER_KEYS: tuple[str, ...] = (*DIMENSION_KEYS, *(comment.key for comment in COMMENTS))
+
+
+def _cut_notes(row: Any) -> list[str]:
+    """The note that `row`'s answer was cut at the token limit, which its text cannot tell (the
+    finish reason is in no column): the stored note of an ok row, kept, or one for an error row
+    whose error said so."""
+    notes = json.loads(row["parse_notes"]) if row["parse_notes"] else []
+    kept = [str(note) for note in notes if str(note).startswith(CUT_ANSWER_NOTE)]
+    if not kept and row["status"] == "error" and "cut at the token limit" in str(row["error"]):
+        kept.append(f"{CUT_ANSWER_NOTE}: a comment may be cut short")
+    return kept
 
 
 def _change(row: Any, columns: dict[str, Any], key: str) -> str:

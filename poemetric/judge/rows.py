@@ -8,7 +8,7 @@ import dataclasses
 import json
 from typing import Any
 
-from poemetric.judge.finish import finish_note
+from poemetric.judge.finish import cut_answer_note, finish_note
 from poemetric.judge.parse import answer_outside_reasoning, is_refusal, parse_judgment
 from poemetric.judge.pending import reask_due
 from poemetric.judge.structured import answered_mode
@@ -52,10 +52,11 @@ class JudgmentRows(ParsedAnswerRows):
                 raise
             raise JudgeParseError(f"{error}; {ending}", [*error.problems, ending]) from error
         columns = parsed.answer.to_columns()
+        cut = cut_answer_note(completion, job.request.settings)
         return {
             **columns,
             "parsed": to_json(columns),
-            "parse_notes": to_json(list(parsed.notes)),
+            "parse_notes": to_json([*parsed.notes, *([cut] if cut else [])]),
             "refusal": 0,
         }
 

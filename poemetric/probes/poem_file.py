@@ -196,7 +196,8 @@ def _poem(
     fit: bool,
 ) -> SourcePoem | None:
     """One record's poem; None (with its problem added) when it has none."""
-    from poemetric.data.schema import content_hash, normalize_content, normalize_rhyme_pattern
+    from poemetric.data.normalize import normalize_content, normalize_rhyme_pattern
+    from poemetric.data.poem_ids import content_hash
 
     line, unit = where
     values = {str(k).strip().lower(): v for k, v in raw.items()}

@@ -3,8 +3,9 @@
 A provider adapter is a small class: it turns a `GenerationRequest` into one call of its SDK (or
 local engine) and returns a `Completion`, or raises `ProviderError` saying whether the failure is
 worth retrying. Retries, rate limits, caching and storage live in the batch runner, not here.
-The interface of a batch API (`BatchCapable`, `FindsBatches`) is in `batch_api`, imported from
-here as well.
+The interface of a batch API (`BatchCapable`, `FindsBatches`) is in `batch_api`, the failures
+(`ProviderError`, `TagRefused`, `refuse_settings`) in `provider_error`, both imported from here
+as well.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
 from pydantic_core import PydanticCustomError
 
 # The batch API's interface, in a module of its own; imported from here as well.
@@ -25,6 +26,11 @@ from poemetric.providers.batch_api import BatchStatus as BatchStatus
 from poemetric.providers.batch_api import FindsBatches as FindsBatches
 from poemetric.providers.batch_api import creating_batch as creating_batch
 from poemetric.providers.batch_api import sends_batches as sends_batches
+
+# A provider's failures (`ProviderError`), in a module of their own; imported from here as well.
+from poemetric.providers.provider_error import ProviderError as ProviderError
+from poemetric.providers.provider_error import TagRefused as TagRefused
+from poemetric.providers.provider_error import refuse_settings as refuse_settings
 
 Role = Literal["system", "user", "assistant"]
 
@@ -173,6 +179,9 @@ class ModelSpec(BaseModel):
         description="Follow-up turns after an unparsable answer, each carrying the reason.",
     )
     notes: str | None = None
+    #: `FILE:LINE` of the field that chose the key's variable (`api_key_env:`, else `provider:`),
+    #: set by the roster for the missing-key refusal; not a setting, so never stored.
+    _key_asked_at: str | None = PrivateAttr(default=None)
 
     @field_validator("api_key_env", mode="before")
     @classmethod
@@ -263,59 +272,6 @@ class Completion:
     finish_reason: str | None = None
     provider_model: str | None = None
     latency_s: float | None = None
-
-
-class ProviderError(Exception):
-    """A failed call. `retryable` says whether the batch runner should try again; `fatal` that
-    no request of this model can succeed now (e.g. nothing listens at its local endpoint), so
-    the runner stops the model and leaves its jobs pending instead of failing each one.
-    `key_refused` marks a refused API key that the status alone does not tell (Gemini answers
-    a wrong key with HTTP 400); HTTP 401/403 count as refused keys without it. `not_sent` says
-    that the request surely never reached the provider (for a batch submission: that no batch
-    can have come of it), which the runner cannot tell from the error alone (an adapter's check
-    before sending; OpenAI's batch file upload, before the batch is created)."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        retryable: bool,
-        status: int | None = None,
-        retry_after_s: float | None = None,
-        raw: str | None = None,
-        fatal: bool = False,
-        key_refused: bool = False,
-        not_sent: bool = False,
-    ) -> None:
-        super().__init__(message)
-        self.retryable = retryable
-        self.status = status
-        self.retry_after_s = retry_after_s
-        self.raw = raw
-        self.fatal = fatal
-        self.key_refused = key_refused
-        self.not_sent = not_sent
-
-
-class TagRefused(ProviderError):
-    """A tagged batch submission (`FindsBatches.submit_tagged_batch`) refused because of its
-    tag: the batch API answered 400 or 422 naming the field that carries it (an
-    OpenAI-compatible server without batch `metadata`). A refusal created no batch
-    (`not_sent`), so the runner submits the same batch again untagged (`submit_batch`), once,
-    and the model's later submissions in the run go untagged directly."""
-
-    def __init__(self, message: str, *, status: int | None = None, raw: str | None = None) -> None:
-        super().__init__(message, retryable=False, status=status, raw=raw, not_sent=True)
-
-
-def refuse_settings(provider: str, refused: dict[str, str]) -> None:
-    """Fail a request with a setting that `provider` cannot send (`refused`, each with why, as
-    its `Provider.refused_settings` says them), naming the first. A model file that sets one is
-    refused on loading already; a request that carries one anyway fails here, not retried, and
-    `not_sent`: a batch submission refused so created no batch (the next run submits its jobs)."""
-    if refused:
-        field, why = next(iter(refused.items()))
-        raise ProviderError(f"{provider}: {field}: {why}", retryable=False, not_sent=True)
 
 
 class Provider(ABC):

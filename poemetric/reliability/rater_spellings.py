@@ -33,17 +33,23 @@ def spelled_apart(first_lines: Mapping[str, int], known: Collection[str] = ()) -
     ]
 
 
-def spelled_apart_message(path: object, groups: SpelledApart, then: str) -> str:
+def spelled_apart_message(
+    path: object,
+    groups: SpelledApart,
+    then: str,
+    place: str = "first on line",
+    where: str = "on every row",
+) -> str:
     """The error naming every group of `spelled_apart` by its first lines; `then`: what to do
     after writing each id one way, and what became of the file ("import again; nothing
-    imported")."""
+    imported"). `place` and `where` name the numbers and the ids of a list that is not a
+    file's rows (`--raters`: "rater", "in --raters")."""
     spellings = "; ".join(
-        " and ".join(f"{rater!r} (first on line {line})" for rater, line in group)
-        for group in groups
+        " and ".join(f"{rater!r} ({place} {line})" for rater, line in group) for group in groups
     )
     return (
         f"{path}: rater ids differ from each other only in case or spaces: {spellings}; ids are "
         "exact, so one rater's answers would be read as several raters, whose ratings of the same poem "
-        f"agree with each other in the agreement. Write each rater's id the same way on every "
-        f"row and {then}"
+        f"agree with each other in the agreement. Write each rater's id the same way {where} "
+        f"and {then}"
     )

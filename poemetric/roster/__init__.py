@@ -38,6 +38,7 @@ from poemetric.roster.base import (
     UnusableModelError,
 )
 from poemetric.roster.groups import GROUPS_FILE, groups_with_notes, left_out_joins, load_groups
+from poemetric.roster.interpolation import INTERPOLATED_FIELDS
 from poemetric.roster.loading import (
     ENV_DIRS,
     Roster,
@@ -48,12 +49,7 @@ from poemetric.roster.loading import (
     load_roster,
     roster_directories,
 )
-from poemetric.roster.model_file import (
-    INTERPOLATED_FIELDS,
-    JUDGE_ONLY_FIELDS,
-    PROVIDER_ONLY_FIELDS,
-    load_model_file,
-)
+from poemetric.roster.model_file import JUDGE_ONLY_FIELDS, PROVIDER_ONLY_FIELDS, load_model_file
 from poemetric.roster.selection import (
     ModelRow,
     display_name_hint,

@@ -1,14 +1,12 @@
-"""One model file: validation with file-and-line messages, `${VAR}` interpolation, and the
-judge template a judge file names."""
+"""One model file: validation with file-and-line messages (after `${VAR}` interpolation,
+`interpolation.py`), and the judge template a judge file names."""
 
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import ValidationError
@@ -25,7 +23,6 @@ from poemetric.providers.registry import (
 from poemetric.redaction import (
     refused_keys,
     remember_url_credentials,
-    shaped_like_key,
 )
 from poemetric.roster.base import (
     RESERVED_NAMES,
@@ -35,96 +32,12 @@ from poemetric.roster.base import (
 )
 from poemetric.roster.base_url_check import check_base_url
 from poemetric.roster.field_errors import validation_error
+from poemetric.roster.interpolation import interpolate, is_variable_name, unsigiled
 from poemetric.roster.yaml_reader import _read_yaml
 from poemetric.suggest import close_names, did_you_mean
 from poemetric.text.plural import plural
 
-INTERPOLATED_FIELDS = ("model", "display_name", "base_url")
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
-_ENV_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-#: Variable names that hold secrets: never interpolated into a stored field.
-_SECRET_NAME = re.compile(
-    r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|AUTHORIZATION", re.IGNORECASE
-)
-#: In `base_url` also a password's or a login's short name, where a value would become the
-#: URL's login: the whole name (`PASS`, `AUTH`), or its last '_'-separated part (`PROXY_PASS`,
-#: `PROXY_PWD`, `PROXY_LOGIN`). A first or middle part names a host or a model
-#: (`LOGIN_NODE`, `AUTH_HOST`, `PASS_THROUGH_MODEL`), and the shell's `PWD`, `OLDPWD` and
-#: `LOGIN` are a directory and a user name: all replaced.
-_URL_SECRET_NAME = re.compile(
-    r"^(?:PASS|PW|AUTH|CRED|CREDS|USERINFO)$|_(?:PASS|PWD|PW|AUTH|CRED|CREDS|LOGIN|USERINFO)$",
-    re.IGNORECASE,
-)
-
-
-def _names_secret(variable: str, field: str) -> bool:
-    return bool(
-        _SECRET_NAME.search(variable) or (field == "base_url" and _URL_SECRET_NAME.search(variable))
-    )
-
-
-def _interpolate(path: Path, data: dict[str, Any], node: yaml.Node | None) -> dict[str, Any]:
-    result = dict(data)
-    for field in INTERPOLATED_FIELDS:
-        value = result.get(field)
-        if not isinstance(value, str):
-            continue
-
-        def substitute(match: re.Match[str], field: str = field) -> str:
-            variable, default = match.group(1), match.group(2)
-            if _names_secret(variable, field):
-                raise RosterFileError(
-                    f"{path}:{line_of(node, (field,))}: {field}: ${{{variable}}} names a "
-                    "secret; name it in api_key_env instead (write `api_key_env: "
-                    f"{variable}`: its value is sent as the API key and never stored), and "
-                    f"take it out of {field}: an interpolated value is stored with every "
-                    "result and shown in messages",
-                    f"{field}: ${{{variable}}} names a secret (use api_key_env)",
-                )
-            found = os.environ.get(variable)
-            if found:
-                return found
-            if default is not None:
-                return default
-            raise RosterFileError(
-                f"{path}:{line_of(node, (field,))}: {field}: environment variable {variable} is "
-                "not set and has no default (write ${" + variable + ":-default})",
-                f"unset variable {variable}",
-            )
-
-        result[field] = _ENV_RE.sub(substitute, value)
-    for field, value in data.items():
-        if field not in INTERPOLATED_FIELDS and isinstance(value, str) and _ENV_RE.search(value):
-            name = _unsigiled(value)
-            hint = (  # `api_key_env: ${MY_KEY}`: the name is what it takes
-                f" (api_key_env takes the variable's name itself: write `api_key_env: {name}`)"
-                if field == "api_key_env" and _is_variable_name(name)
-                else ""
-            )
-            raise RosterFileError(
-                f"{path}:{line_of(node, (field,))}: {field}: ${{...}} is only replaced in "
-                f"{', '.join(INTERPOLATED_FIELDS)}{hint}",
-                f"{field}: ${{...}} is only replaced in {', '.join(INTERPOLATED_FIELDS)}"
-                + (f" (drop the '$': {name})" if hint else ""),
-            )
-    return result
-
-
-def _is_variable_name(value: str) -> bool:
-    """An environment variable's name, not a key: keys have '-', are long runs of letters and
-    digits without '_' (hex keys), or start as keys do (`hf_...`, `AIza...`, which may hold '_')."""
-    name = bool(_ENV_NAME_RE.match(value)) and (len(value) < 32 or "_" in value)
-    return name and not shaped_like_key(value)
-
-
-def _unsigiled(value: str) -> str:
-    """`value` without a shell reference's `$` or `${...}` (itself when it has none)."""
-    if value.startswith("${") and value.endswith("}"):
-        return value[2:-1]
-    return value[1:] if value.startswith("$") else value
 
 
 #: Fields that only a judge file may set.
@@ -158,7 +71,7 @@ def load_model_file(
             + ("an empty file" if data is None else type(data).__name__),
             "the file is empty" if data is None else "not a mapping of model fields",
         )
-    data = _interpolate(path, data, node)
+    data = interpolate(path, data, node)
     if isinstance(data.get("base_url"), str):  # a login written into it: redacted everywhere
         check_base_url(path, data["base_url"], node)
         remember_url_credentials(data["base_url"])
@@ -180,17 +93,17 @@ def load_model_file(
     elif (
         isinstance(spec.api_key_env, str)
         and spec.api_key_env.startswith("$")
-        and _is_variable_name(_unsigiled(spec.api_key_env))
+        and is_variable_name(unsigiled(spec.api_key_env))
     ):
         # `$MY_KEY` / `${MY_KEY}`: a variable's name written as a shell reference.
-        name = _unsigiled(spec.api_key_env)
+        name = unsigiled(spec.api_key_env)
         raise RosterFileError(
             f"{path}:{line_of(node, ('api_key_env',))}: api_key_env: {spec.api_key_env} is not "
             f"a variable's name: it takes the name itself, without '$': write "
             f"`api_key_env: {name}`",
             f"api_key_env: {spec.api_key_env} is not a variable's name (drop the '$': {name})",
         )
-    elif spec.api_key_env is not None and not _is_variable_name(spec.api_key_env):
+    elif spec.api_key_env is not None and not is_variable_name(spec.api_key_env):
         # The value is not repeated: it is often the key itself, pasted in the wrong place.
         raise RosterFileError(
             f"{path}:{line_of(node, ('api_key_env',))}: api_key_env must be the name of the "
@@ -250,6 +163,8 @@ def load_model_file(
                 )
     if spec.template is not None:
         spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
+    asks = "api_key_env" if "api_key_env" in spec.model_fields_set else "provider"
+    spec._key_asked_at = f"{path}:{line_of(node, (asks,))}"
     return spec
 
 

@@ -40,7 +40,7 @@ from rich.progress import (
 )
 
 from poemetric.providers.base import Completion, ModelSpec
-from poemetric.providers.registry import provider_class
+from poemetric.providers.registry import entry_points_read_once, provider_class
 from poemetric.providers.remote_common import key_variables
 from poemetric.redaction import Redactor, url_credentials
 from poemetric.runner import stopping
@@ -179,6 +179,7 @@ def _observed_basis(
     return basis if every is None else observe(store, spec, every)
 
 
+@entry_points_read_once()
 def run_stage(
     store: RunStore,
     stage: str,

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from poemetric.reliability.rater_spellings import spelled_apart, spelled_apart_message
 from poemetric.store import RunStore
 from poemetric.survey import db
 from poemetric.survey.design import (
@@ -73,6 +74,14 @@ def rater_ids(raters: str) -> list[str]:
         raise DesignError(f"--raters: {', '.join(repeated)} named more than once")
     if len(ids) < 2:
         raise DesignError("--raters: at least 2 distinct rater ids")
+    # `Ann,ann`: every step that reads ratings refuses one rater spelled two ways, and their
+    # sheets `Ann.html` and `ann.html` are one file where case is not told apart (macOS, Windows).
+    if apart := spelled_apart({rater: n for n, rater in enumerate(ids, start=1)}):
+        raise DesignError(
+            spelled_apart_message(
+                "--raters", apart, "build again; nothing built", "rater", "in --raters"
+            )
+        )
     return ids
 
 

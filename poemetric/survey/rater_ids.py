@@ -48,16 +48,13 @@ def near_rater_message(path: object, survey_id: str, near: dict[str, str]) -> st
     )
 
 
-def spelled_apart(store: RunStore, survey_id: str, first_lines: dict[str, int]) -> SpelledApart:
+def spelled_apart(store: RunStore, first_lines: dict[str, int]) -> SpelledApart:
     """Groups of a file's rater ids (each with the line of its first row) that differ from each
-    other only in case or spaces (`poemetric.reliability.rater_spellings`), unless the survey
-    has every one of them as a rater."""
-    known = {
-        str(row[0])
-        for row in store.query(
-            "SELECT rater_id FROM survey_raters WHERE survey_id = ?", [survey_id]
-        )
-    }
+    other only in case or spaces (`poemetric.reliability.rater_spellings`), unless a survey of
+    the run has every one of them as a rater, by its id or as `survey:rater` (an exported file
+    of several surveys names them so): the raters `analyze --experts` keeps apart."""
+    rows = store.query("SELECT survey_id, rater_id FROM survey_raters")
+    known = {str(r["rater_id"]) for r in rows} | {f"{r['survey_id']}:{r['rater_id']}" for r in rows}
     return spelled_apart_in(first_lines, known)
 
 
