@@ -270,6 +270,18 @@ def test_demo_names_a_judge_group_as_a_group_with_the_command_that_takes_it(
     assert "unknown judge" not in line and not run.exists()
 
 
+def test_demo_under_make_names_one_judge_as_make_takes_it(tmp_path: Path) -> None:
+    """`make demo JUDGE=pilot` said "give one (e.g. --judge gemini-2.5-pro)": typed as written,
+    `make demo --judge gemini-2.5-pro` is make's own option, which make refuses."""
+    run = tmp_path / "d"
+    command = ["demo", "--run", str(run), "--judge", "pilot"]
+    result = CliRunner().invoke(app, command, env={"POEMETRIC_MAKE": "1", "COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert "demo runs one judge: give one (e.g. JUDGE=gemini-2.5-pro)" in line, line
+    assert f"`make judge RUN={run} JUDGE=pilot`" in line and not run.exists()
+
+
 def test_demo_refuses_a_judge_without_its_key_before_any_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
