@@ -11,7 +11,7 @@ import gc
 import importlib
 import sqlite3
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 import typer.main
@@ -260,7 +260,7 @@ def main() -> None:
     except sqlite3.OperationalError as error:  # a full disk elsewhere (a new run's store)
         why = disk_failure(error)
         if why is None:
-            _print_crash(error)
+            _crash(error)
         else:
             print(
                 f"error: could not write a run store ({error}: {why}); the command stopped, "
@@ -278,15 +278,13 @@ def main() -> None:
         raise
     except OSError as error:  # a closed pipe outside a command (an error line to `| head`)
         if (closed := closed_output.output_closed(error)) is None:
-            _print_crash(error)
-            sys.exit(1)
+            _crash(error)
         raise closed from None
     except BaseException as error:  # a crash: a bug, or a failure no command handles
         # BaseException too: what an adapter raises from a library's own BaseException (gevent's
         # Timeout, trio's Cancelled) goes through the runner, which lets those through as it
         # lets cancellation through, and Python's own hook printed it with the key in clear.
-        _print_crash(error)
-        sys.exit(1)
+        _crash(error)
     finally:
         # The process is about to end: spare the garbage collector's final passes over what the
         # command built (the form checker's caches took 1.5 s to tear down after 1,630 poems).
@@ -309,6 +307,34 @@ def _forget_handled_interrupts() -> None:
         except KeyboardInterrupt:
             continue
         return
+
+
+def _crash(error: BaseException) -> NoReturn:
+    """End the command on an error no command handles: a damaged run store is named in one line
+    (exit 2, unusable input), anything else is a crash, its traceback printed (exit 1)."""
+    if _told_damaged_store(error):
+        sys.exit(2)
+    _print_crash(error)
+    sys.exit(1)
+
+
+def _told_damaged_store(error: BaseException) -> bool:
+    """Say which run store is damaged, when `error` (or one it came from: pandas wraps SQLite's
+    in an OSError) is SQLite's finding a damaged page in a store whose first pages were whole (a torn copy);
+    False, having said nothing, for any other error."""
+    from poemetric.store.connect import damaged_stores, not_a_store
+
+    seen: BaseException | None = error
+    met: set[int] = set()
+    while seen is not None and not isinstance(seen, sqlite3.DatabaseError) and id(seen) not in met:
+        met.add(id(seen))
+        seen = seen.__cause__ or seen.__context__
+    if not isinstance(seen, sqlite3.DatabaseError):
+        return False
+    damaged = damaged_stores(seen)
+    for path in damaged:
+        print(f"error: {not_a_store(path, seen)}", file=sys.stderr)
+    return bool(damaged)
 
 
 def _print_crash(error: BaseException) -> None:

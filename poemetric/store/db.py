@@ -177,12 +177,23 @@ class RunStore:
             return
         self.conn.execute("BEGIN")
         self._in_snapshot = True
+        failed = False
         try:
             self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # it starts here
             yield
+        except BaseException:
+            failed = True
+            raise
         finally:
             self._in_snapshot = False
-            self.conn.execute("COMMIT")
+            # A failed read may have ended the snapshot already (pandas rolls back on an error),
+            # and its end must not hide the error that failed the read.
+            if self.conn.in_transaction:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error:
+                    if not failed:
+                        raise
 
     # -- generic helpers -----------------------------------------------------------------
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:
