@@ -51,6 +51,20 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
     )
 
 
+def open_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteError | None:
+    """What to say when the store at `path` could not be opened for a disk failure
+    (`disk_failure`: SQLite makes and writes its `-wal` and `-shm` files beside it even for a
+    command that only reads); None for any other error."""
+    why = disk_failure(error)
+    if why is None:
+        return None
+    return StoreWriteError(
+        f"could not open the run store {path} ({error}: {why}); SQLite writes beside it (its "
+        "-wal and -shm files) even to read it. Nothing stored in it is lost: free space there "
+        "and run the same command again"
+    )
+
+
 def primary_code(error: sqlite3.Error) -> int:
     """SQLite's primary result code of `error` (`SQLITE_FULL`, `SQLITE_BUSY`, ...); 0 for an
     error raised without one (by Python code rather than by SQLite)."""

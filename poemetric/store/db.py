@@ -27,6 +27,7 @@ from poemetric.store.connect import (
     connect_read_write,
     missing_store,
     not_a_store,
+    open_failure,
     read_only_message,
     writable,
 )
@@ -81,7 +82,9 @@ class RunStore:
                 self.conn = connect_read_write(self.path)
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):
-                raise
+                if (failure := open_failure(self.path, error)) is None:
+                    raise
+                raise failure from None
             raise StoreError(not_a_store(self.path, error)) from None
         try:
             self._migrate()
