@@ -244,7 +244,7 @@ def main() -> None:
     from poemetric.paths import SurveySecretError
     from poemetric.runner import stopping
     from poemetric.store import ReadOnlyStoreError, StoreWriteError
-    from poemetric.store.connect import disk_failure
+    from poemetric.store.connect import disk_failure, lock_failure, only_opened_store
 
     stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
     try:
@@ -263,6 +263,9 @@ def main() -> None:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except sqlite3.OperationalError as error:  # a full disk elsewhere (a new run's store)
+        if (locked := lock_failure(only_opened_store(), error)) is not None:
+            print(f"error: {locked}", file=sys.stderr)
+            sys.exit(1)
         why = disk_failure(error)
         if why is None:
             _crash(error)

@@ -41,6 +41,8 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
     """What to say when a stage could not write the store at `path`: SQLITE_FULL (a full disk)
     or SQLITE_IOERR (what a disk quota or a file size limit, `ulimit -f`, gives); None for any
     other error. Every transaction committed before is in the store, whole."""
+    if (locked := lock_failure(path, error)) is not None:
+        return StoreWriteError(locked)
     why = disk_failure(error)
     if why is None:
         return None
@@ -49,6 +51,27 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
         "answer stored before is kept; answers that arrived after the failure were not stored. "
         "Free space there and run the same command again: it asks only what is not stored"
     )
+
+
+def lock_failure(path: Path | None, error: sqlite3.OperationalError) -> str | None:
+    """What to say when `error` is SQLite's "database is locked" (SQLITE_BUSY): another process
+    held the write lock of the store at `path` (None: not known) past `BUSY_TIMEOUT_S`; None for
+    any other error. Every transaction committed before is in the store, whole."""
+    if primary_code(error) != sqlite3.SQLITE_BUSY:
+        return None
+    store = "a run store" if path is None else f"the run store {path}"
+    return (
+        f"could not write {store} ({error}: another process held its write lock for over "
+        f"{BUSY_TIMEOUT_S:.0f} s: a sqlite3 shell or a database browser with changes not "
+        "written yet, or a command stuck inside one write?); the command stopped. Everything "
+        "stored before is kept; once that process lets go, run the same command again: it asks "
+        "only what is not stored"
+    )
+
+
+def only_opened_store() -> Path | None:
+    """The run store this process opened, where it opened one only (`note_opened`)."""
+    return _OPENED[0] if len(_OPENED) == 1 else None
 
 
 def open_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteError | None:
