@@ -16,6 +16,7 @@ import pytest
 from test_runner_support import prepared_store
 
 from poemetric.cli import main
+from poemetric.runner import stopping
 from poemetric.store import connect
 
 
@@ -44,6 +45,7 @@ def damaged_run(tmp_path: Path) -> Iterator[Path]:
 def run_main(args: list[str], monkeypatch: pytest.MonkeyPatch) -> int:
     """`poemetric ARGS` through `main`, as the installed command runs it: its exit status."""
     monkeypatch.setattr(sys, "argv", ["poemetric", *args])
+    monkeypatch.setattr(stopping._state, "installed", stopping._state.installed)  # main sets it
     sigterm = signal.getsignal(signal.SIGTERM)
     try:
         with pytest.raises(SystemExit) as ended:
