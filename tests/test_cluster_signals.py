@@ -328,3 +328,44 @@ def test_a_stage_whose_last_calls_end_within_the_grace_still_stops_the_command(
         assert stopping.received() == signal.SIGTERM
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigusr1_stops_as_sigterm_does(tmp_path: Path) -> None:
+    """SLURM's warning before a time limit (`--signal=B:USR1@60`, `scancel --signal=USR1`) and a
+    hang-up ended Python at once (their default action): the answers in flight were lost though
+    paid for, the job leases kept, the log ended mid-run. They stop a command as SIGTERM does."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: ok_rows(run) == 2 and len(server.generation_requests) == 4, process)
+        process.send_signal(signal.SIGUSR1)
+        wait_for(lambda: "SIGUSR1: no new request starts" in (tmp_path / "job.log").read_text(),
+                 process)  # fmt: skip
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+    assert process.returncode == 128 + signal.SIGUSR1, output
+    assert "Interrupted by SIGUSR1" in output and "nothing is lost" in output
+    assert ok_rows(run) == 4  # the two in flight were stored
+    with RunStore(run) as store:
+        assert store.count("leases") == 0
+
+
+def test_a_hang_up_that_nohup_ignores_stays_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+    try:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as `nohup` starts a command
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        stopping.install()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGUSR1) is signal.getsignal(signal.SIGTERM)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -3,7 +3,8 @@ it paid for.
 
 `install()` (the command line's entry point) makes SIGTERM stop any command the way Ctrl-C does:
 files written under a temporary name are not left behind, worker processes are shut down, job
-leases are released, and the exit status is 143 (128 + 15) instead of 130.
+leases are released, and the exit status is 143 (128 + 15) instead of 130. SIGHUP, SIGUSR1 and
+SIGUSR2 (`ALSO_STOPPING`) do what SIGTERM does, with their own names and statuses (129, 138, 140).
 
 While a stage's calls run (`run`), the first Ctrl-C or SIGTERM does not cancel the requests in
 flight: no new request starts, those in flight are let finish and are stored (for at most
@@ -69,11 +70,23 @@ def abandoned() -> bool:
     return _abandoned.is_set()
 
 
+#: Stopped as SIGTERM stops a command: a hang-up (the ssh session or terminal gone) and the
+#: user signals, which SLURM sends ahead of a time limit (`--signal=B:USR1@60`, `scancel
+#: --signal=USR1`). Their default action ended Python at once: the answers in flight (paid
+#: for) were lost, the job leases kept, nothing said. One that is ignored stays ignored (nohup
+#: ignores SIGHUP).
+ALSO_STOPPING = ("SIGHUP", "SIGUSR1", "SIGUSR2")
+
+
 def install() -> None:
-    """Make SIGTERM stop this process cleanly, and Ctrl-C let a stage's calls in flight finish
-    (see the module's doc). Main thread only."""
+    """Make SIGTERM (and SIGHUP, SIGUSR1, SIGUSR2 unless ignored) stop this process cleanly,
+    and Ctrl-C let a stage's calls in flight finish (see the module's doc). Main thread only."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_signal)
+        for name in ALSO_STOPPING:
+            signum = getattr(signal, name, None)  # none of them on Windows
+            if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
+                signal.signal(signum, _on_signal)
         _state.installed = True
 
 
@@ -83,14 +96,16 @@ def received() -> int | None:
 
 
 def by_signal() -> str:
-    """' by SIGTERM' (for "Interrupted by SIGTERM.") after a stop by a signal other than Ctrl-C;
+    """' by SIGTERM' (for "Interrupted by SIGTERM."; ' by SIGUSR1'...) after a stop by a signal
+    other than Ctrl-C;
     '' after Ctrl-C or when no signal was received."""
     signum = _state.received
     return "" if signum in (None, signal.SIGINT) else f" by {signal.Signals(signum).name}"
 
 
 def exit_status(signum: int | None) -> int:
-    """The shell's status for a process stopped by `signum` (130 for Ctrl-C, 143 for SIGTERM)."""
+    """The shell's status for a process stopped by `signum` (130 for Ctrl-C, 143 for SIGTERM,
+    129 SIGHUP, 138 SIGUSR1, 140 SIGUSR2)."""
     return 128 + (signum or signal.SIGINT)
 
 
