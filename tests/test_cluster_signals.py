@@ -4,6 +4,8 @@ CLI, real signals, the local OpenAI server counting every request it answers."""
 from __future__ import annotations
 
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -369,3 +371,45 @@ def test_a_hang_up_that_nohup_ignores_stays_ignored(monkeypatch: pytest.MonkeyPa
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux's setsid")
+def test_a_terminal_that_hangs_up_stops_the_command_as_sigterm_does(tmp_path: Path) -> None:
+    """An ssh session closed under a running command: SIGHUP, and every write to its terminal
+    fails with EIO. The command died at once (SIGHUP's default action); stopping as on SIGTERM,
+    it then ended in an EIO traceback, status 1. Now the stop ends as any stop does."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    terminal, command_side = os.openpty()
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        environment = {
+            **os.environ,
+            TEST_KEY_ENV: TEST_KEY,
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+        }
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+        # setsid -c: a session of its own whose controlling terminal is this one, as ssh gives
+        process = subprocess.Popen(
+            ["setsid", "-c", sys.executable, "-m", "poemetric", *args, "--no-progress"],
+            env=environment, cwd=tmp_path, stdin=command_side, stdout=command_side,
+            stderr=command_side, text=True,
+        )  # fmt: skip
+        os.close(command_side)
+
+        def answered() -> bool:
+            while select.select([terminal], [], [], 0)[0]:  # read it: no write of it blocks
+                try:
+                    os.read(terminal, 65536)
+                except OSError:
+                    break
+            return ok_rows(run) == 2 and len(server.generation_requests) == 4
+
+        wait_for(answered, process)
+        os.close(terminal)  # the session ends: the terminal hangs up
+        responder.release.set()
+        process.wait(timeout=60)
+    assert process.returncode == 128 + signal.SIGHUP
+    assert ok_rows(run) == 4  # the two in flight were stored
+    with RunStore(run) as store:
+        assert store.count("leases") == 0

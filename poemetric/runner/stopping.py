@@ -116,6 +116,8 @@ def grace_s() -> float:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if signum == getattr(signal, "SIGHUP", None):
+        _leave_a_hung_up_terminal()
     if _state.received is None:
         _state.received = signum
     drain = _state.active
@@ -123,6 +125,33 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         drain.on_signal(signum)
         return
     raise KeyboardInterrupt  # outside a stage's calls: stop as Ctrl-C does
+
+
+def _leave_a_hung_up_terminal() -> None:
+    """Point stdout and stderr at /dev/null where they are a terminal that hung up (its ssh
+    session closed): every write to one fails with EIO, which ended the stop in a traceback
+    nobody saw, with status 1 instead of the stop's. A SIGHUP sent with `kill` keeps them."""
+    import os
+    import select
+    import stat
+
+    devnull = None
+    try:
+        for fd in (1, 2):
+            try:
+                if not stat.S_ISCHR(os.fstat(fd).st_mode):  # isatty() is False once hung up
+                    continue
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+                if not any(event & select.POLLHUP for _, event in poller.poll(0)):
+                    continue
+                devnull = os.open(os.devnull, os.O_WRONLY) if devnull is None else devnull
+                os.dup2(devnull, fd)
+            except (OSError, ValueError, AttributeError):  # no poll (Windows), a closed fd
+                continue
+    finally:
+        if devnull is not None:
+            os.close(devnull)
 
 
 class _Drain:
