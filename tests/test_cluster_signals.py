@@ -413,3 +413,34 @@ def test_a_terminal_that_hangs_up_stops_the_command_as_sigterm_does(tmp_path: Pa
     assert ok_rows(run) == 4  # the two in flight were stored
     with RunStore(run) as store:
         assert store.count("leases") == 0
+
+
+def test_the_same_sigterm_delivered_twice_is_one_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler's SIGTERM reaches every process of the job, make among them, and make
+    passes the one it gets on to poemetric: the two arrived together and the second was taken
+    for "a second SIGTERM stopped it at once", dropping the answers in flight (paid for)."""
+    import asyncio
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    previous = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+    stored: list[str] = []
+
+    async def stage() -> None:
+        assert stopping.starting_call()  # one request in flight
+        os.kill(os.getpid(), signal.SIGTERM)  # the scheduler's
+        os.kill(os.getpid(), signal.SIGTERM)  # make's
+        await asyncio.sleep(0.05)  # a second stop would cancel the stage here
+        assert not stopping.abandoned()  # still waiting for the answer in flight
+        stored.append("the answer")
+        stopping.call_done()
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stopping.run(stage())
+        assert stored == ["the answer"]
+        assert "second" not in stopping.dropped_requests()[1]
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -10,7 +10,8 @@ While a stage's calls run (`run`), the first Ctrl-C or SIGTERM does not cancel t
 flight: no new request starts, those in flight are let finish and are stored (for at most
 `grace_s()` seconds: `POEMETRIC_STOP_GRACE`, default 20, under SLURM's default 30 s before
 SIGKILL), and then the stage stops. So a resumed run pays for none of them again. A second
-signal (either) stops at once; a third, should the stage not unwind, raises KeyboardInterrupt
+signal (either) stops at once, but for the first one again within `REPEAT_WINDOW_S` (not
+Ctrl-C): that is one stop delivered twice; a third, should the stage not unwind, raises KeyboardInterrupt
 wherever it lands. Outside a stage's calls Ctrl-C behaves as Python's default (and SIGTERM the
 same way); Ctrl-C is taken over during a stage only from the command line (`install()`) and
 only where it is not ignored (a command started with `&` by a script).
@@ -27,6 +28,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -39,6 +41,11 @@ if TYPE_CHECKING:  # asyncio is imported when a stage runs: `form check` starts 
 
 GRACE_ENV = "POEMETRIC_STOP_GRACE"
 DEFAULT_GRACE_S = 20.0
+#: The stop signal again this soon is the same stop delivered twice, not a second one (which
+#: drops the calls in flight): make passes the SIGTERM it gets on to poemetric, which a
+#: scheduler's SIGTERM to every process of the job (or `kill -TERM -PGID`) has reached already.
+#: Ctrl-C is a person's, and a second one is meant.
+REPEAT_WINDOW_S = 1.0
 
 T = TypeVar("T")
 
@@ -46,6 +53,8 @@ T = TypeVar("T")
 class _State:
     #: The first stop signal received (SIGTERM at any time, Ctrl-C during a stage), or None.
     received: int | None = None
+    #: When it was received (time.monotonic()).
+    received_at: float = 0.0
     #: The stage whose calls are running now, or None.
     active: _Drain | None = None
     #: Whether `install()` ran: a stage then lets Ctrl-C's calls in flight finish too.
@@ -118,8 +127,15 @@ def grace_s() -> float:
 def _on_signal(signum: int, frame: FrameType | None) -> None:
     if signum == getattr(signal, "SIGHUP", None):
         _leave_a_hung_up_terminal()
+    now = time.monotonic()
+    if (
+        signum == _state.received
+        and signum != signal.SIGINT
+        and now - _state.received_at < REPEAT_WINDOW_S
+    ):
+        return  # the same stop, delivered twice (make's SIGTERM and the scheduler's)
     if _state.received is None:
-        _state.received = signum
+        _state.received, _state.received_at = signum, now
     drain = _state.active
     if drain is not None:
         drain.on_signal(signum)
