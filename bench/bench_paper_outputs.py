@@ -90,6 +90,8 @@ def main() -> None:
     parser.add_argument("--code", type=Path, help="run the commands with the POEMetric here")
     args = parser.parse_args()
     steps = args.only.split(",") if args.only else list(STEPS)
+    if unknown := [step for step in steps if step not in STEPS]:
+        sys.exit(f"no step {', '.join(unknown)}; steps: {', '.join(STEPS)}")
     with tempfile.TemporaryDirectory() as scratch:
         run = args.keep or Path(scratch) / "run"
         out = args.out or Path(scratch) / "out"
@@ -102,8 +104,6 @@ def main() -> None:
         warm = [*todo["analyze"][:-1], f"{scratch}/warm-up/"]
         timed("analyze (warm-up)", warm, env)
         for step in steps:
-            if step not in todo:
-                sys.exit(f"no step {step!r}; steps: {', '.join(STEPS)}")
             timed(step, todo[step], env)
 
 
