@@ -151,7 +151,7 @@ def test_likert_axes_run_from_1_to_5_and_experts_get_a_panel(paper_run: tuple[Pa
     assert len(axes) == 2 and all(a.get_ylim() == (1.0, 5.0) for a in axes)
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["1", "2", "3", "4", "5"]
     legend = {t.get_text() for t in drawing.figure.legends[0].get_texts()}
-    assert legend == {"Gemini-2.5-Pro", "Human experts (7)"}
+    assert legend == {"Judge: Gemini-2.5-Pro", "Human experts (7)"}  # Gemini is an author too
     assert "7 human experts" in drawing.caption and "whiskers: 95% CI" in drawing.caption
 
 

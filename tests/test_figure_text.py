@@ -252,7 +252,7 @@ def test_a_long_judge_name_beside_the_experts_wraps_its_legend_at_acl_width(
                             labels=run_labels(store), experts=load_expert_ratings(ratings, store))  # fmt: skip
         drawing = FIGURE_KINDS["dimension_bars"][0](ctx, group="basic")
     legend = [t.get_text() for t in drawing.figure.legends[0].get_texts()]
-    assert legend == ["Qwen/Qwen2.5-72B-Instruct (local)", "Human experts (4)"]
+    assert legend == ["Judge: Qwen/Qwen2.5-72B-Instruct (local)", "Human experts (4)"]
     assert text_problems(drawing.figure) == []
     plt.close(drawing.figure)
 
