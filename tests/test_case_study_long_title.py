@@ -4,7 +4,10 @@ the page edge). Headings now wrap to their panel, and the poem below moves down 
 
 Its poem lines were unevenly spaced (matplotlib 3.11 spaces the lines of one text by each
 line's own ascent and descent): a line without descenders sat closer to the next. Each line
-now has its baseline at the same distance from the one before."""
+now has its baseline at the same distance from the one before.
+
+A score of 1 under the poems was a bar of no length: it now gets the stroke on the axis, in
+its poem's colour, that the other Likert bar charts give a mean at the scale's minimum."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
@@ -56,6 +60,8 @@ def test_a_long_title_wraps_inside_the_figure(tmp_path: Path, width: float) -> N
     with build_synthetic_run(run, poems_per_form=1) as store, store.transaction():
         store.conn.execute("UPDATE poems SET title = ?", (TITLE,))
         store.conn.execute("UPDATE generations SET poem = ? WHERE author = 'model-a'", (POEM,))
+        store.conn.execute("UPDATE judgments SET form = 1 WHERE generation_id IN (SELECT "
+                           "generation_id FROM generations WHERE author = 'model-a')")  # fmt: skip
     with RunStore(run, create=False) as store, figure_style():
         ctx = FigureContext(load_run_data(store), judge="judge-x", width=width,
                             labels=run_labels(store))  # fmt: skip
@@ -68,4 +74,10 @@ def test_a_long_title_wraps_inside_the_figure(tmp_path: Path, width: float) -> N
         assert " ".join(" ".join(heading).split()) == f"Poem B: {TITLE}"
         assert text_problems(drawing.figure) == []
         gaps = _baseline_gaps(drawing.figure, "Poem A (untitled)", 10)
+        scores = next(a for a in drawing.figure.axes if a.get_ylabel() == "score (1-5)")
+        poem_a = scores.patches[0].get_facecolor()  # Form, the first bar
+        strokes = [(line, c.get_colors()[0]) for c in scores.collections
+                   if isinstance(c, LineCollection) for line in c.get_segments()]  # fmt: skip
+    assert any(np.allclose(line[:, 1], 1) and np.allclose(colour, poem_a)
+               for line, colour in strokes), strokes  # fmt: skip
     assert len(gaps) == 9 and max(gaps) - min(gaps) <= 1, gaps

@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.transforms import offset_copy
 
+from poemetric.analysis.bars import floor_strokes
 from poemetric.analysis.context import Count, FigureContext, FigureSkipped
 from poemetric.analysis.data import HUMAN_AUTHOR, judgments_per_generation
 from poemetric.analysis.plotting import (
@@ -153,6 +154,7 @@ def _score_bars(ctx: FigureContext, container: Figure | SubFigure, rows: dict[st
         offset = x + (index - 0.5) * 0.4
         axis.bar(offset, np.nan_to_num(values - 1), bottom=1, width=0.38, color=colour,
                  edgecolor="black", linewidth=0.3, label=names[key])  # fmt: skip
+        floor_strokes(axis, offset, values, 1.0, 0.19, [colour] * len(values), horizontal=False)
         for position, value in zip(offset, values, strict=True):
             if np.isnan(value):
                 axis.text(position, 1.08, "N/A", ha="center", va="bottom", rotation=90, fontsize=6)
