@@ -197,5 +197,11 @@ typecheck: install  ## mypy
 bench: install  ## Benchmarks (print measured numbers; see docs/benchmarks.md)
 	$(BIN)/python bench/run_all.py $(ARGS)
 
-clean:  ## Remove the virtual environment and caches (runs/ is kept)
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+# A VENV=DIR outside this checkout is another checkout's (README: `make ... VENV=DIR` reuses
+# DIR's install): `make clean VENV=DIR` keeps it rather than delete what this checkout did not make
+# (a .venv link in the checkout is removed as a link, rm -rf leaving what it points to).
+venv_here = $(filter $(CURDIR)/%,$(abspath $(VENV)))
+
+clean:  ## Remove the virtual environment (this checkout's) and caches (runs/ is kept)
+	rm -rf $(if $(venv_here),$(VENV)) .pytest_cache .mypy_cache .ruff_cache
+	$(if $(venv_here),,@echo "kept VENV=$(VENV): it is not inside this checkout (another checkout's install?); remove it yourself if you mean to")

@@ -69,6 +69,7 @@ class BatchRound:
     states: list[str]
     last: BatchStatus
     results: dict[str, Completion | ProviderError]
+    statuses: list[BatchStatus]
 
 
 def batch_round(
@@ -85,7 +86,7 @@ def batch_round(
             results = await provider.batch_results(batch_id)
         finally:
             await provider.aclose()
-        return BatchRound([str(s.state) for s in statuses], statuses[-1], results)
+        return BatchRound([str(s.state) for s in statuses], statuses[-1], results, statuses)
 
     return asyncio.run(go())
 

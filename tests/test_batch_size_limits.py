@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from provider_support import chat_request, local_spec
+from test_batch_killed_submission import MODEL_FILE
 from test_runner_batch_faults import BATCH, spec_for
 from test_runner_support import TEST_KEY, TEST_KEY_ENV, prepared_store
 
@@ -125,3 +127,68 @@ def test_gemini_counts_no_fewer_bytes_than_its_sdk_sends() -> None:
     assert all(size <= estimate + envelope for size, estimate in zip(alone, estimates, strict=True))
     assert together <= sum(estimates) + envelope, (together, estimates)
     assert sum(estimates) - together < 400  # and not much more
+
+
+def test_batch_requests_sizes_the_batches_of_the_command(
+    tmp_path: Path, user_model: Callable[[str, str, str], Path]
+) -> None:
+    """`batch_max_items` (10,000) could not be set from the command line: a batch refused whole
+    (OpenAI's enqueued-token limit) could not be made smaller, nor OpenAI's 50,000 reached.
+    `--batch-requests N` sets it; without `--batch` it is refused, not ignored."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+    from poemetric.store import RunStore
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=5).close()
+    with OpenAIServer(api_key=TEST_KEY, batch_polls_in_progress=0) as server:
+        user_model("generators", "m", MODEL_FILE.format(
+            provider="openai-compatible", model="test-model", base_url=server.base_url,
+            key_env=TEST_KEY_ENV))  # fmt: skip
+        command = ["generate", "--run", str(run), "--models", "m", "--no-progress"]
+        alone = CliRunner().invoke(app, [*command, "--batch-requests", "2"])
+        assert alone.exit_code == 2 and not server.requests, alone.output
+        assert "--batch-requests sizes the batches of --batch: add --batch" in alone.output
+        ran = CliRunner().invoke(app, [*command, "--batch", "--batch-requests", "2"])
+        assert ran.exit_code == 0, ran.output
+    with RunStore(run) as store:
+        sizes = [len(json.loads(row["request_keys"])) for row in store.query(
+            "SELECT request_keys FROM batches ORDER BY created_at")]  # fmt: skip
+        assert store.count("generations", "author = 'm' AND status = 'ok'") == 5
+    assert sizes == [2, 2, 1]
+
+
+def test_gemini_builds_each_request_once_and_says_why_a_failed_batch_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each request was built twice, to size it and to send it (about 1 ms each: 10 s per
+    10,000); a batch failed whole left its requests "returned no result" with no reason, and
+    its row counted 0 of 0 requests while it ran."""
+    built: list[str] = []
+    build = GoogleProvider._inlined
+
+    def counted_build(self: GoogleProvider, custom_id: str, request: object) -> object:
+        built.append(custom_id)
+        return build(self, custom_id, request)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(GoogleProvider, "_inlined", counted_build)
+    monkeypatch.setattr(GoogleProvider, "max_batch_bytes", 1000)  # about 2 requests a batch
+    store = prepared_store(tmp_path, poems=6)
+    with GeminiServer(api_key=TEST_KEY, batch_polls_in_progress=1) as server:
+        server.batch_failure = (8, "Batch quota exceeded.")
+        report = run_generation(store, [spec_for(server, "remote")], options=BATCH)
+    batches = len(server.batch_create_bytes)
+    assert batches >= 3 and report.models[0].ok == 0
+    # each request built once, and the first of each later batch once more (sized as the one
+    # that did not fit the batch before it)
+    assert len(built) == 6 + batches - 1, built
+    errors = store.query("SELECT error FROM generations WHERE author = 'remote'")
+    assert len(errors) == 6
+    assert all(
+        "(the batch failed: RESOURCE_EXHAUSTED (code 8): Batch quota exceeded.)" in row["error"]
+        for row in errors
+    ), errors[0]
+    details = [json.loads(row["detail"]) for row in store.query("SELECT detail FROM batches")]
+    assert {d["error"] for d in details} == {"RESOURCE_EXHAUSTED (code 8): Batch quota exceeded."}
+    assert all(d["total"] > 0 for d in details)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.paths import resource_path
 from poemetric.store import RunStore
 
 
@@ -269,6 +270,18 @@ def test_demo_names_a_judge_group_as_a_group_with_the_command_that_takes_it(
     assert "unknown judge" not in line and not run.exists()
 
 
+def test_demo_under_make_names_one_judge_as_make_takes_it(tmp_path: Path) -> None:
+    """`make demo JUDGE=pilot` said "give one (e.g. --judge gemini-2.5-pro)": typed as written,
+    `make demo --judge gemini-2.5-pro` is make's own option, which make refuses."""
+    run = tmp_path / "d"
+    command = ["demo", "--run", str(run), "--judge", "pilot"]
+    result = CliRunner().invoke(app, command, env={"POEMETRIC_MAKE": "1", "COLUMNS": "400"})
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert "demo runs one judge: give one (e.g. JUDGE=gemini-2.5-pro)" in line, line
+    assert f"`make judge RUN={run} JUDGE=pilot`" in line and not run.exists()
+
+
 def test_demo_refuses_a_judge_without_its_key_before_any_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -281,9 +294,11 @@ def test_demo_refuses_a_judge_without_its_key_before_any_work(
     result = CliRunner().invoke(app, command, terminal_width=400)
     # 1, as `generate` and `judge` exit for a model that cannot run (2: unusable input)
     assert result.exit_code == 1, result.output
+    judge_file = resource_path("judges", "gemini-2.5-pro.yaml")  # line 4: `provider: google`
     assert (
-        "--judge gemini-2.5-pro: model 'gemini-2.5-pro' (provider 'google') needs an API key: "
-        "set the environment variable GEMINI_API_KEY or GOOGLE_API_KEY" in result.output
+        f"--judge gemini-2.5-pro: model 'gemini-2.5-pro' (provider 'google', {judge_file}:4) "
+        "needs an API key: set the environment variable GEMINI_API_KEY or GOOGLE_API_KEY"
+        in result.output
     )
     assert "nothing was run" in result.output
     assert not run.exists()
@@ -309,11 +324,13 @@ def test_models_that_cannot_run_for_one_cause_share_one_line(
     dry = CliRunner().invoke(app, [*command, "--limit", "2", "--dry-run"], env={"COLUMNS": "400"})
     assert dry.exit_code == 0, dry.output
     lines = [line for line in dry.output.splitlines() if "left pending" in line]
-    assert lines == [
+    claude = resource_path("generators", "claude-3.5-sonnet.yaml")
+    assert lines == [  # each file's place is said on a line of its own model only
         "3 models cannot run (6 jobs left pending: gpt-4o, gpt-4, o1): each model (provider "
         "'openai') needs an API key: set the environment variable OPENAI_API_KEY",
         "claude-3.5-sonnet cannot run (2 jobs left pending): model 'claude-3.5-sonnet' "
-        "(provider 'anthropic') needs an API key: set the environment variable ANTHROPIC_API_KEY",
+        f"(provider 'anthropic', {claude}:3) needs an API key: set the environment variable "
+        "ANTHROPIC_API_KEY",
     ]
     (alone,) = not_run_lines([("mine", 2, "ValueError: 'mine' broke")])
     assert alone.head() == "mine cannot run (2 jobs left pending)"

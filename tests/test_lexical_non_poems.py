@@ -86,10 +86,17 @@ def test_a_run_of_poems_only_has_no_note(tmp_path: Path) -> None:
 def test_the_report_says_which_answers_its_lexical_section_leaves_out(
     store: RunStore, tmp_path: Path
 ) -> None:
+    """The ghostwriting section dropped a model whose answers were all refusals without a word,
+    and the leaderboard sent the reader to the overview's notes, which name each author by key
+    (`markov`) beside rows naming it by display name (`Markov baseline`)."""
+    store.save_generation({"generation_id": "markov-p1", "prompt_id": "q1", "poem_id": "p1",
+                           "author": "markov", "status": "ok", "poem": "Roses are red."})  # fmt: skip
     html = build_report(store, tmp_path / "report.html").read_text(encoding="utf-8")
-    section = html[html.index('id="lexical"') :]
-    section = section[: section.index("</table>")]
-    assert "Answers that are not poems" in section and "bot 2 of 4." in section
+    for name in ("lexical", "ghostwriting", "leaderboard"):
+        section = html[html.index(f'id="{name}"') :]
+        section = section[: section.index("</table>")]
+        assert "answers that are not poems (empty, a refusal" in section.lower(), name
+        assert "bot 2 of 4, Markov baseline 1 of 1." in section, name
 
 
 def test_ghostwriting_metrics_help_names_every_kind_of_answer_it_leaves_out() -> None:

@@ -274,6 +274,35 @@ def test_a_line_survey_sheet_imported_completes_the_raters_pages(tmp_path: Path)
     assert progress["R2"][0] == 0
 
 
+def test_a_line_survey_sheet_imported_under_another_name_is_named(tmp_path: Path) -> None:
+    """R1's filled `survey sheets --survey lines` template, with the rater's own name in the
+    annotator column (the printed sheet said only "Annotator: ____"), went in as a new
+    annotator without a word: R1 stayed "0 of N done" and their web grades of those poems were
+    kept beside it. The printed sheet names the rater it is for, and the import warns, as
+    `survey import` does of an expert's answers to poems the survey did not give them."""
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    folder = tmp_path / "run" / "survey-lines"
+    assert "Annotator: R1 " in (folder / "R1.html").read_text(encoding="utf-8")
+    filled = _filled(folder / "R1.csv", tmp_path / "R1.csv", "Jane", "weak")
+    result = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
+    assert result.exit_code == 0, result.output
+    with filled.open(encoding="utf-8") as handle:
+        poems = len({row["generation_id"] for row in csv.DictReader(handle)})
+    said = " ".join(result.stderr.split())
+    assert (
+        "warning: survey 'lines' did not give these poems to the annotator the file names: "
+        f"Jane ({poems} poem{'s' if poems > 1 else ''}). Their grades are stored"
+    ) in said, said
+    assert "(raters: R1, R2, R3;" in said
+    own = _filled(folder / "R1.csv", tmp_path / "own.csv", "R1", "weak")
+    result = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(own)])
+    assert result.exit_code == 0 and "did not give" not in result.stderr, result.output
+
+
 def test_a_file_named_twice_is_one_problem(
     sheets: tuple[RunStore, LineTask, list[Path]], tmp_path: Path
 ) -> None:

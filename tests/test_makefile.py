@@ -553,3 +553,16 @@ def test_make_test_runs_mypy_beside_the_tests_and_fails_when_either_fails(
     out = done.stdout
     assert "tests -m pytest -q -n 2 --dist loadfile --durations=15 tests/test_x.py" in out
     assert out.index("tests -m pytest") < out.index("mypy report")  # after the tests' output
+
+
+def test_clean_keeps_a_venv_outside_the_checkout(tmp_path: Path) -> None:
+    """`make ... VENV=DIR` reuses another checkout's install (README), and `make clean
+    VENV=DIR` deleted it: clean removes only a venv inside this checkout."""
+    other = tmp_path / "venv"
+    outside = _make("-n", "clean", venv=str(other))
+    assert outside.returncode == 0, outside.stderr
+    assert str(other) not in outside.stdout.split("\n")[0]
+    assert f"kept VENV={other}: it is not inside this checkout" in outside.stdout
+    inside = _make("-n", "clean")
+    assert inside.stdout.split()[:3] == ["rm", "-rf", ".venv"]
+    assert "kept" not in inside.stdout

@@ -176,6 +176,25 @@ def test_deletions_remove_words_and_keep_punctuation(
             assert (item["word"] in ends) >= rhyming
 
 
+def test_nonrhyming_deletions_spare_every_rhyme_word_of_the_scheme() -> None:
+    """The paper's k-nr control deletes no rhyming end word. *law* / *door* rhyme by the
+    scheme (B) but not perfectly, so they are in no rhyme group: k-r leaves them, and k-nr
+    deleted them as if they did not rhyme."""
+    poem = (
+        "A cat who was living in Spain\n"
+        "would dance every night in the rain;\n"
+        'she sang out "O law!"\n'
+        "to a dog at the door,\n"
+        "and then she went home on a train."
+    )
+    pairs = build_pairs([SourcePoem("cat", poem, "AABBA")], ["delete_1_nonrhyming"], per_poem=99)
+    deleted = sorted(d["word"] for p in pairs for d in p.details["deleted"])
+    # words of two letters or more, the five end words left out: 5 + 6 + 3 + 4 + 6
+    assert len(deleted) == 24 == pairs[0].details["candidates"]
+    assert not {"Spain", "rain", "law", "door", "train"} & set(deleted)
+    assert pairs[0].details["rhyme_groups"] == [[0, 1, 4]]  # law / door: no heard rhyme
+
+
 def test_building_is_deterministic_per_seed(wordnet: None) -> None:
     poems = sources("lear-limericks")[:8]
     first = build_pairs(poems, OFFLINE_TASKS, seed=1)

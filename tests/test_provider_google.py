@@ -233,7 +233,10 @@ def test_inline_batch_round_trip() -> None:
     with GeminiServer(answer, batch_polls_in_progress=2) as server:
         batch = batch_round(provider(server), items, polls=3)
     assert batch.states == ["in_progress", "in_progress", "completed"]
+    # the counts of `batchStats`, which the SDK's BatchJob leaves out: 0 of 0 while it ran
+    assert [(s.total, s.completed, s.failed) for s in batch.statuses[:2]] == [(3, 0, 0)] * 2
     assert (batch.last.total, batch.last.completed, batch.last.failed) == (3, 2, 1)
+    assert batch.last.error is None
     k1, k2, k3 = batch.results["k1"], batch.results["k2"], batch.results["k3"]
     assert isinstance(k1, Completion) and k1.text == "poem k1" and k1.reasoning == "thoughts"
     assert isinstance(k2, Completion) and k2.text == "poem k2" and k2.reasoning is None
@@ -270,3 +273,15 @@ def test_batch_results_before_the_end_is_a_retryable_error() -> None:
         error = early_batch_results(provider(server))
         assert KEY not in repr(provider(server))
     assert error.retryable and "in progress" in str(error)
+
+
+def test_a_batch_failed_whole_says_why() -> None:
+    """A batch the API fails whole carries its reason in the operation's `error`, which the
+    SDK's BatchJob leaves out: its requests only said "returned no result"."""
+    with GeminiServer(api_key=KEY, batch_polls_in_progress=0) as server:
+        server.batch_failure = (8, f"Resource has been exhausted for key {KEY}.")
+        batch = batch_round(provider(server), [("k1", request())], polls=1)
+    assert batch.states == ["failed"] and batch.results == {}
+    assert (
+        batch.last.error == "RESOURCE_EXHAUSTED (code 8): Resource has been exhausted for key ***."
+    )

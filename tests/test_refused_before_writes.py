@@ -17,8 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.paths import resource_path
 from poemetric.store.db import DB_NAME
 
+#: Its line 3 is `provider: openai`, which chose the variable the key is read from.
+GPT_4O = resource_path("generators", "gpt-4o.yaml")
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 
@@ -61,8 +64,9 @@ def test_generate_with_no_model_that_can_start_leaves_the_run_as_it_was(tmp_path
                         "--limit", "5")  # fmt: skip
     assert refused.exit_code == 1, refused.output
     assert (
-        "error: gpt-4o cannot run: model 'gpt-4o' (provider 'openai') needs an API key: set the "
-        "environment variable OPENAI_API_KEY; nothing was run, the run is left as it was"
+        f"error: gpt-4o cannot run: model 'gpt-4o' (provider 'openai', {GPT_4O}:3) needs an API "
+        "key: set the environment variable OPENAI_API_KEY; nothing was run, the run is left as it "
+        "was"
     ) in " ".join(refused.output.split())
     assert stored_selection(run) == before
     assert (run / DB_NAME).read_bytes() == stored
@@ -78,7 +82,11 @@ def test_models_with_one_cause_share_the_refusal(tmp_path: Path) -> None:
     assert refused.exit_code == 1
     text = " ".join(refused.output.split())
     assert "error: gpt-4o, o1 cannot run: each model (provider 'openai') needs an API key" in text
-    assert "claude-3.5-sonnet cannot run: model 'claude-3.5-sonnet' (provider 'anthropic')" in text
+    claude = resource_path("generators", "claude-3.5-sonnet.yaml")
+    assert (
+        f"claude-3.5-sonnet cannot run: model 'claude-3.5-sonnet' (provider 'anthropic', {claude}:3)"
+        in text
+    )
 
 
 def test_a_model_that_cannot_start_beside_one_that_can_is_reported_by_the_runner(
@@ -118,3 +126,22 @@ def test_a_judge_that_cannot_start_records_nothing(
     plan = poemetric(*command, "--no-progress", "--run", str(run), "--judge", "gemini-2.5-pro",
                      "--limit", "2", "--dry-run")  # fmt: skip
     assert plan.exit_code == 0 and "gemini-2.5-pro cannot run (" in " ".join(plan.output.split())
+
+
+def test_a_missing_key_names_the_line_of_the_file_that_asked_for_it(
+    tmp_path: Path, user_model: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The refusal named the variable alone: with several copies of a model file, or a
+    misspelt `api_key_env:`, nothing said which file to open. It names the file and the line of
+    `api_key_env:`; a lookalike variable that is set is named, its value never."""
+    secret = "sk-lookalike-value-never-shown"
+    monkeypatch.setenv("MY_PROXY_KEY", secret)
+    text = "name: mine\nprovider: openai\nmodel: gpt-4o\n\napi_key_env: MY_PROXI_KEY\n"
+    path = user_model("generators", "mine", text)
+    refused = poemetric("generate", "--run", str(tmp_path / "r"), "--models", "mine")
+    assert refused.exit_code == 1, refused.output
+    assert (
+        f"model 'mine' (provider 'openai', {path}:5) needs an API key: set the environment "
+        "variable MY_PROXI_KEY; MY_PROXY_KEY is set"
+    ) in " ".join(refused.output.split())
+    assert secret not in refused.output

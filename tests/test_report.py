@@ -386,5 +386,5 @@ def test_prompt_list_counts_poems_not_failed_generations(tmp_path: Path) -> None
         )
         html = build_report(store).read_text(encoding="utf-8")
     metas = re.findall(r'data-form="(\w+)".*?<span class="meta">(.*?)</span>', html)
-    assert ("sonnet", "sonnet · Anonymous · 1 poem · 1 failed") in metas
-    assert ("ballad", "ballad · Anonymous · 2 poems") in metas
+    assert ("sonnet", "sonnet · <bdi>Anonymous</bdi> · 1 poem · 1 failed") in metas
+    assert ("ballad", "ballad · <bdi>Anonymous</bdi> · 2 poems") in metas

@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
 ERROR = "HTTP 401: invalid key <b>sk-…</b>"
+REFUSAL = "refusal: the model declined to write the poem"
+JUDGE_ERROR = "parse: item 3 <b>missing</b>"
 
 
 def _run_with_a_failed_generator(run: Path) -> RunStore:
@@ -56,9 +58,9 @@ def test_a_generator_with_no_poem_shows_its_errors_in_the_browser(tmp_path: Path
         failed = [p for p in poems if p["a"] == keyless]
         assert failed == [{"a": keyless, "s": 0, "t": "", "x": ERROR}]
     metas = re.findall(r'<span class="meta">(.*?)</span>', html)
-    assert metas == ["ballad · Anonymous · 2 poems · 1 failed",
-                     "sonnet · Anonymous · 2 poems · 1 failed",
-                     "villanelle · Anonymous · 2 poems · 1 failed"]  # fmt: skip
+    assert metas == ["ballad · <bdi>Anonymous</bdi> · 2 poems · 1 failed",
+                     "sonnet · <bdi>Anonymous</bdi> · 2 poems · 1 failed",
+                     "villanelle · <bdi>Anonymous</bdi> · 2 poems · 1 failed"]  # fmt: skip
 
 
 def test_the_overview_names_a_generator_with_no_poem(tmp_path: Path) -> None:
@@ -83,21 +85,59 @@ def test_a_run_whose_generators_all_failed_still_has_a_browser(tmp_path: Path) -
     assert [[p["x"] for p in poems] for poems in _browser_parts(html)] == [[ERROR]] * 3
 
 
+def _judgments_not_made(store: RunStore) -> None:
+    """model-a's judgment of the ballad not made (not a poem), of the sonnet failed; the
+    villanelle's stays."""
+    for poem_id, status, error in (("ballad-0", "not_judged", REFUSAL),
+                                   ("sonnet-0", "error", JUDGE_ERROR)):  # fmt: skip
+        store.conn.execute(
+            "UPDATE judgments SET status = ?, error = ? WHERE generation_id = ?",
+            (status, error, stable_id(poem_id, "model-a")),
+        )
+    store.conn.commit()
+
+
+def test_a_judgment_not_made_is_on_its_card(tmp_path: Path) -> None:
+    """The browser sent only the judgments made: a poem the judge left unjudged (a refusal)
+    or failed on had a card without its judge, as if never sent to it."""
+    with _run_with_a_failed_generator(tmp_path / "run") as store:
+        _judgments_not_made(store)
+        html = build_report(store).read_text(encoding="utf-8")
+    cards = [[p for p in poems if p.get("t")][-1] for poems in _browser_parts(html)]  # model-a
+    judgments: list[list[dict[str, object]]] = [card["j"] for card in cards]  # type: ignore[misc]
+    missing = [[{k: j[k] for k in ("x", "e") if k in j} for j in js] for js in judgments]
+    assert missing == [
+        [{"x": "not_judged", "e": REFUSAL}],
+        [{"x": "error", "e": JUDGE_ERROR}],
+        [{}],
+    ]
+
+
 def test_the_failed_cards_show_in_chromium(tmp_path: Path, browser: Browser) -> None:
     """From `file://`: the generator is in the author filter, and each prompt shows its card
-    with the error as text (the `<b>` of the error is no element)."""
+    with the error as text (the `<b>` of the error is no element); model-a's cards say which
+    judgments were not made and why."""
     with _run_with_a_failed_generator(tmp_path / "run") as store:
+        _judgments_not_made(store)
         page_path = build_report(store)
     page = browser.new_page(viewport={"width": 1400, "height": 900})
     try:
         page.goto(page_path.as_uri())
         page.wait_for_selector("html[data-ready=true]")
         assert "keyless" in page.inner_text("#filter-authors")
-        for _ in range(3):
+        not_made = [f"Not judged (not a poem): {REFUSAL}", f"No judgment (failed): {JUDGE_ERROR}"]
+        for index in range(3):
             card = page.locator('#prompt-view article[data-author="keyless"]')
             assert card.get_attribute("data-check") == "error"
             assert card.locator("p.error").inner_text() == f"Generation failed: {ERROR}"
             assert card.locator("b").count() == 0
+            judged = page.locator('#prompt-view article[data-author="model-a"] .judgment')
+            assert judged.locator("h5").inner_text() == "judge-x"
+            if index < 2:
+                assert judged.locator("p.judgment-missing").inner_text() == not_made[index]
+                assert judged.locator("table.scores, b").count() == 0
+            else:
+                assert judged.locator("table.scores").count() == 1
             page.keyboard.press("j")
         # only its cards: every prompt still listed, each with the failed card alone
         page.click('#filter-authors button[data-authors="none"]')

@@ -15,6 +15,7 @@ from poemetric.report import build_report
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
+RTL_POET = "محمود درويش"
 HEADER_BOTTOM = "document.querySelector('header.top').getBoundingClientRect().bottom"
 
 
@@ -23,6 +24,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = tmp_path_factory.mktemp("report-header") / "run"
     authors = ("human", *(f"model-{c}" for c in "abcde"))  # poems enough for the columns to stick
     with build_synthetic_run(run, authors=authors, poems_per_form=3) as store:
+        store.conn.execute("UPDATE poems SET author = ? WHERE position = 0", (RTL_POET,))
+        store.conn.commit()
         return build_report(store)
 
 
@@ -57,4 +60,38 @@ def test_nothing_starts_under_the_sticky_header(report: Path, browser: Browser, 
         header = page.evaluate(HEADER_BOTTOM)
         assert _top(page, column) >= header, (width, column, header)
     assert errors == []
+    page.close()
+
+
+#: The left edge of the first occurrence of `text` in the element's text, in the page.
+LEFT_OF = """([node, text]) => {
+  const walker = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+  for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+    const at = t.data.indexOf(text);
+    if (at < 0) { continue; }
+    const range = document.createRange();
+    range.setStart(t, at);
+    range.setEnd(t, at + text.length);
+    return range.getBoundingClientRect().left;
+  }
+  return null;
+}"""
+
+
+def test_a_right_to_left_poet_keeps_its_place_in_the_prompt_list(
+    report: Path, browser: Browser
+) -> None:
+    """A poet's name in Arabic or Hebrew took the count after it into its run of right-to-left
+    text: the prompt list read "ballad · 3 · محمود درويش poems" for "ballad · محمود درويش · 3
+    poems"."""
+    page = browser.new_page(viewport={"width": 1400, "height": 800})
+    page.goto(report.as_uri())
+    page.wait_for_selector("html[data-ready=true]")
+    meta = page.locator("#prompt-list li .meta").first
+    assert meta.inner_text() == f"ballad · {RTL_POET} · 6 poems"
+    handle = meta.element_handle()
+    poet, count = (page.evaluate(LEFT_OF, [handle, text]) for text in (RTL_POET, "6"))
+    assert poet is not None and count is not None and poet < count
+    # the chosen prompt's head: its poet isolated too (a poem id may start with a digit)
+    assert page.locator("#prompt-view .meta bdi").inner_text() == RTL_POET
     page.close()

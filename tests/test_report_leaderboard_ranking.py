@@ -35,3 +35,20 @@ def test_an_author_without_a_pass_rate_ranks_last_and_the_others_by_rate(tmp_pat
     assert re.findall(r"<title>(m\d: .*?)</title>", board) == [
         "m3: 1.00 [0.76, 1.00]", "m4: 1.00 [0.76, 1.00]", "m1: 0.00 [0.00, 0.24]", "m2: no mean"
     ]  # fmt: skip
+
+
+def test_an_author_the_judge_scored_no_poem_of_is_named_not_ranked(tmp_path: Path) -> None:
+    """Every judgment of model-b's poems failed (an answer that did not parse): the judge's
+    board and dimension charts left model-b out without a word."""
+    with build_synthetic_run(tmp_path / "run", poems_per_form=1) as store:
+        store.conn.execute(
+            "UPDATE judgments SET status = 'error', error = 'parse: no JSON' WHERE generation_id "
+            "IN (SELECT generation_id FROM generations WHERE author = 'model-b')"
+        )
+        store.conn.commit()
+        html = build_report(store).read_text(encoding="utf-8")
+    board = html[html.index('<section id="leaderboard"') : html.index('<section id="dimensions"')]
+    assert re.findall(r'<td class="author">(.*?)</td>', board) == ["Human", "model-a"]
+    assert "Not ranked (no poem scored by judge-x): model-b." in board
+    charts = html[html.index('<section id="dimensions"') : html.index('<section id="form-checks"')]
+    assert "In no chart (no poem scored by this judge): model-b." in charts

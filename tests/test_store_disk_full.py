@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import resource
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -112,3 +113,37 @@ def test_an_operational_error_without_a_sqlite_code_is_no_disk_failure() -> None
 
     error = sqlite3.OperationalError("raised by hand")
     assert primary_code(error) == 0 and disk_failure(error) is None
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+@pytest.mark.parametrize("command", [["export", "--format", "csv"], ["analyze"]], ids=" ".join)
+def test_a_run_that_cannot_be_opened_on_a_full_disk_is_named(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """SQLite makes the store's -wal and -shm files even for a command that only reads it: on a
+    full disk every command failed with 'could not write a run store (disk I/O error: ...)',
+    naming no store."""
+    from typer.testing import CliRunner
+
+    from poemetric.cli import app
+
+    run = tmp_path / "run"
+    prepared_store(run, poems=2).close()
+    before = (run / "poemetric.sqlite").read_bytes()
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    xfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, limits[1]))
+    try:
+        args = [*command, "--run", str(run), "--out", str(tmp_path / "out")]
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "400"})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, xfsz)
+    assert result.exit_code == 2, result.output
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(
+        f"error: could not open the run store {run / 'poemetric.sqlite'} (disk I/O error: is its "
+        "disk full, your disk quota or a file size limit reached, or the disk failing?); "
+    ), line
+    assert line.endswith("free space there and run the same command again")
+    assert (run / "poemetric.sqlite").read_bytes() == before

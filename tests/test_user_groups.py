@@ -81,3 +81,34 @@ def test_files_of_the_groups_folder_or_a_later_one_still_join(
     monkeypatch.setenv("POEMETRIC_JUDGES_DIR", str(later))  # no groups.yaml of one's own
     assert load_groups("judges")["pilot"] == ["gemini-2.5-pro", "gpt-4o", "deepseek-r1", "jd"]
     assert left_out_joins("judges") == []
+
+
+def test_a_group_grown_by_copies_of_a_model_file_is_said(
+    mine: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Copies of a model file keep its `groups:` line: six copies of gpt-4o.yaml made
+    `--models paper30` run 36 models, said only by the count in the plan's header. A group that
+    files join beyond its groups.yaml's list now gets a note naming them; one nobody joins, none."""
+    write_judge(mine, "ja-copy", "[pilot]")
+    write_judge(mine, "jb-copy", "[pilot]")
+    notes: list[str] = []
+    assert [s.name for s in select_models("pilot", "judges", notes=notes)] == [
+        "ja", "jb", "ja-copy", "jb-copy"
+    ]  # fmt: skip
+    assert notes == [
+        f"group 'pilot' is 4 models: the 2 that {mine / 'groups.yaml'} lists and 2 whose own "
+        "files list 'pilot' under `groups:` (ja-copy, jb-copy; a copy of a model file keeps that "
+        "line); take 'pilot' off a file's `groups:` to leave it out"
+    ]
+    quiet: list[str] = []
+    select_models("ja,paper", "judges", notes=quiet)
+    assert quiet == []
+    run = str(tmp_path / "run")
+    assert CliRunner().invoke(app, ["generate", "--run", run, "--models", "markov", "--limit",
+                                    "1", "--no-progress"]).exit_code == 0  # fmt: skip
+    judge = CliRunner().invoke(
+        app, ["judge", "--run", run, "--judge", "pilot", "--dry-run", "--no-progress"],
+        env={"COLUMNS": "400"},
+    )  # fmt: skip
+    assert judge.exit_code == 0, judge.output
+    assert f"note: {notes[0]}" in judge.output

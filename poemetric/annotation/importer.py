@@ -31,7 +31,7 @@ from poemetric.annotation.task import (
 )
 from poemetric.store import RunStore, utc_now
 from poemetric.store.poem_codes import poem_code, sheet_secrets
-from poemetric.text.plural import plural
+from poemetric.text.plural import counted, plural
 
 if TYPE_CHECKING:
     from poemetric.data.io import RawTable
@@ -253,10 +253,36 @@ def read_line_annotations(
             )
     if problems:
         raise LineImportError(problems)
+    report.notes += _not_given(store, rows)
     report.rows = len(rows)
     report.annotators = {row.annotator for row in rows}
     report.poems = {row.generation_id for row in rows}
     return rows, report
+
+
+def _not_given(store: RunStore, rows: Sequence[LineGrade]) -> list[str]:
+    """A line survey's grades by an annotator the survey did not give those poems to, as
+    `survey import` warns of an expert's: R1's filled sheet with the rater's own name in the
+    annotator column ("Annotator: ____" on the sheets before) went in as a new annotator
+    without a word, R1 left at 0 done and their web grades of those poems kept beside it."""
+    from poemetric.survey import db
+    from poemetric.survey.lines import sheet_id_for
+
+    notes = []
+    for survey_id in db.survey_ids(store):
+        sheet = sheet_id_for(survey_id)
+        graded = [(row.annotator, row.generation_id) for row in rows if row.sheet_id == sheet]
+        off = db.unassigned(store, survey_id, graded) if graded else {}
+        if off:
+            named = ", ".join(f"{name} ({counted(count, 'poem')})" for name, count in off.items())
+            notes.append(
+                f"survey {survey_id!r} did not give these poems to the annotator the file names: "
+                f"{named}. Their grades are stored and enter the scores: check that the "
+                f"annotator column holds the rater's own id (raters: "
+                f"{', '.join(db.raters(store, survey_id))}; a sheet imported under another "
+                "rater's id also replaces that rater's grades)."
+            )
+    return notes
 
 
 def _as_named(values: dict[str, Any], poem: str) -> str:

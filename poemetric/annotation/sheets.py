@@ -81,9 +81,12 @@ def _unreadable(path: Path, reason: str, importer: str) -> str:
     )
 
 
-def render_sheet_html(task: LineTask) -> str:
+def render_sheet_html(task: LineTask, annotator: str = "") -> str:
+    """The printable sheet; `annotator`: the rater a line survey's sheet is printed for, whose id
+    the import expects (a blank to write a name on where any annotator may grade it)."""
     environment = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    return environment.from_string(_TEMPLATE.read_text(encoding="utf-8")).render(task=task)
+    template = environment.from_string(_TEMPLATE.read_text(encoding="utf-8"))
+    return template.render(task=task, annotator=annotator)
 
 
 #: What a spreadsheet reads as the start of a formula: a poem line beginning so (a dash of

@@ -7,11 +7,12 @@ that `poemetric --help` lists without importing them; a test keeps it complete.
 
 from __future__ import annotations
 
+import errno
 import gc
 import importlib
 import sqlite3
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 import typer.main
@@ -218,6 +219,10 @@ app = typer.Typer(
 )
 
 
+#: The errors of a write that found no space (a full disk, a disk quota, `ulimit -f`).
+_NO_SPACE = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG}
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"poemetric {__version__}")
@@ -239,7 +244,7 @@ def main() -> None:
     from poemetric.paths import SurveySecretError
     from poemetric.runner import stopping
     from poemetric.store import ReadOnlyStoreError, StoreWriteError
-    from poemetric.store.connect import disk_failure
+    from poemetric.store.connect import disk_failure, lock_failure, only_opened_store
 
     stopping.install()  # SIGTERM stops a command as Ctrl-C does; both let calls in flight end
     try:
@@ -258,9 +263,12 @@ def main() -> None:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except sqlite3.OperationalError as error:  # a full disk elsewhere (a new run's store)
+        if (locked := lock_failure(only_opened_store(), error)) is not None:
+            print(f"error: {locked}", file=sys.stderr)
+            sys.exit(1)
         why = disk_failure(error)
         if why is None:
-            _print_crash(error)
+            _crash(error)
         else:
             print(
                 f"error: could not write a run store ({error}: {why}); the command stopped, "
@@ -278,15 +286,13 @@ def main() -> None:
         raise
     except OSError as error:  # a closed pipe outside a command (an error line to `| head`)
         if (closed := closed_output.output_closed(error)) is None:
-            _print_crash(error)
-            sys.exit(1)
+            _crash(error)
         raise closed from None
     except BaseException as error:  # a crash: a bug, or a failure no command handles
         # BaseException too: what an adapter raises from a library's own BaseException (gevent's
         # Timeout, trio's Cancelled) goes through the runner, which lets those through as it
         # lets cancellation through, and Python's own hook printed it with the key in clear.
-        _print_crash(error)
-        sys.exit(1)
+        _crash(error)
     finally:
         # The process is about to end: spare the garbage collector's final passes over what the
         # command built (the form checker's caches took 1.5 s to tear down after 1,630 poems).
@@ -309,6 +315,63 @@ def _forget_handled_interrupts() -> None:
         except KeyboardInterrupt:
             continue
         return
+
+
+def _crash(error: BaseException) -> NoReturn:
+    """End the command on an error no command handles: a damaged run store (exit 2, unusable
+    input) and a full disk (exit 1) are said in one line; anything else is a crash, its
+    traceback printed (exit 1)."""
+    if _told_damaged_store(error):
+        sys.exit(2)
+    if _told_full_disk(error):
+        sys.exit(1)
+    _print_crash(error)
+    sys.exit(1)
+
+
+def _found_in_chain(error: BaseException, kind: type[BaseException]) -> BaseException | None:
+    """`error`, or the first exception of `kind` it came from (its cause or context): pandas
+    wraps SQLite's errors in its own, and matplotlib's cleanup hid a full disk's OSError."""
+    seen: BaseException | None = error
+    met: set[int] = set()
+    while seen is not None and id(seen) not in met:
+        if isinstance(seen, kind):
+            return seen
+        met.add(id(seen))
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _told_damaged_store(error: BaseException) -> bool:
+    """Say which run store is damaged when SQLite found a damaged page in a store whose first
+    pages were whole (a torn copy); False, having said nothing, for any other error."""
+    from poemetric.store.connect import damaged_stores, not_a_store
+
+    found = _found_in_chain(error, sqlite3.DatabaseError)
+    if not isinstance(found, sqlite3.DatabaseError):
+        return False
+    damaged = damaged_stores(found)
+    for path in damaged:
+        print(f"error: {not_a_store(path, found)}", file=sys.stderr)
+    return bool(damaged)
+
+
+def _told_full_disk(error: BaseException) -> bool:
+    """Say that a file could not be written for want of space (a full disk, a used-up quota, a
+    file size limit): the tables, figures or export files a command writes; False, having said
+    nothing, for any other error."""
+    found = _found_in_chain(error, OSError)
+    if not isinstance(found, OSError) or found.errno not in _NO_SPACE:
+        return False
+    where = f": {found.filename}" if found.filename else ""
+    print(
+        f"error: could not write the command's output ({found.strerror}{where}): is its disk "
+        "full, your disk quota used up or a file size limit reached? What the command stored "
+        "in the run before is kept; free space there (or give --out elsewhere) and run the "
+        "command again",
+        file=sys.stderr,
+    )
+    return True
 
 
 def _print_crash(error: BaseException) -> None:

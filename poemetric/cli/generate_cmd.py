@@ -25,12 +25,14 @@ from poemetric.cli.options import (
 from poemetric.cli.output_paths import output_folder
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import RunLimitOption, note_capped, note_held, poem_limit
@@ -236,6 +238,7 @@ def generate(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     progress: bool = ProgressOption,
     template: str | None = TemplateOption,
@@ -251,10 +254,12 @@ def generate(
     from poemetric.pipeline import head_limit
     from poemetric.roster import RosterError, select_models
 
+    notes: list[str] = []
     try:
-        specs = select_models(models)
+        specs = select_models(models, notes=notes)
     except RosterError as error:  # not Typer's usage box: it cut the file's path across lines
         raise error_exit(error) from None
+    say_notes(notes)
     limit = poem_limit(limit_text)
     options = runner_options(
         models=specs,
@@ -264,6 +269,7 @@ def generate(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         progress=progress,
     )

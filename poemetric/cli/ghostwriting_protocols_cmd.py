@@ -24,6 +24,7 @@ from poemetric.cli.options import ProgressOption, RunOption, error_exit, existin
 from poemetric.cli.output_paths import output_folder, output_option
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
@@ -77,6 +78,7 @@ def style_match_command(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
@@ -95,6 +97,7 @@ def style_match_command(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,

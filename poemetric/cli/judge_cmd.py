@@ -36,12 +36,14 @@ from poemetric.cli.output import OutputError, replaced_on_success
 from poemetric.cli.output_paths import not_the_input, output_option
 from poemetric.cli.paid_stage import (
     BatchOption,
+    BatchRequestsOption,
     ConcurrencyOption,
     DryRunOption,
     MaxCostOption,
     ShardOption,
     refuse_when_none_can_start,
     runner_options,
+    say_notes,
     stage_header,
 )
 from poemetric.cli.run_limit import StageLimitOption
@@ -91,14 +93,17 @@ def select_judges(selection: str, given_as: str | None = None) -> list[ModelSpec
     name came from (`POEMETRIC_JUDGE (set in the environment)`), for the error."""
     from poemetric.roster import RosterError, UnusableModelError, select_models
 
+    notes: list[str] = []
     try:
-        return select_models(selection, kind="judges")
+        judges = select_models(selection, kind="judges", notes=notes)
     except UnusableModelError as error:  # a known judge: its file or its provider is broken
         raise error_exit(error) from None
     except RosterError as error:
         available = ", ".join(load_judges())  # a broken file: load_judges names it and exits
         where = f"{given_as}: " if given_as else ""
         raise error_exit(f"{where}{error}; judges: {available}") from None
+    say_notes(notes)
+    return judges
 
 
 @judge_app.callback(
@@ -152,6 +157,7 @@ def judge(
     max_cost: float | None = MaxCostOption,
     shard: str | None = ShardOption,
     batch: bool = BatchOption,
+    batch_requests: int | None = BatchRequestsOption,
     concurrency: int | None = ConcurrencyOption,
     refresh_failed_parses: bool = RefreshFailedParsesOption,
     progress: bool = ProgressOption,
@@ -201,6 +207,7 @@ def judge(
         max_cost=max_cost,
         shard=shard,
         batch=batch,
+        batch_requests=batch_requests,
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from poemetric.cli.options import error_exit, existing_run, require_poems
-from poemetric.hints import stage_command
+from poemetric.hints import run_by_make, stage_command
 
 if TYPE_CHECKING:
     from poemetric.providers.base import ModelSpec
@@ -85,9 +85,11 @@ def not_one_judge(
         what = f"is a judge group ({', '.join(names)})"
     if not names:
         return None
+    # Under make (`make demo JUDGE=pilot`) the variable: `make demo --judge x` is make's option.
+    one = f"JUDGE={names[0]}" if run_by_make() and option == "--judge" else f"--judge {names[0]}"
     return (
         f"{option}: {name!r} {what}, and {command} runs one judge: give one "
-        f"(e.g. --judge {names[0]}) and run it once per judge"
+        f"(e.g. {one}) and run it once per judge"
     )
 
 

@@ -42,6 +42,15 @@ BatchOption = typer.Option(
     help="Use the provider's batch API (about half price, results within 24 h); `poemetric "
     "batches list` shows the run's batches.",
 )
+BatchRequestsOption = typer.Option(
+    None,
+    "--batch-requests",
+    min=1,
+    help="With --batch: at most N requests in one batch (default 10,000), "
+    "never past the provider's own limit (OpenAI 50,000, Anthropic 100,000, Gemini 20 MB). "
+    "Fewer, if a batch is refused whole (an enqueued-token limit): each batch is taken or "
+    "refused on its own. More: fewer batches.",
+)
 ConcurrencyOption = typer.Option(
     None, "--concurrency", min=1, help="Requests in flight per model (overrides the model file)."
 )
@@ -68,6 +77,15 @@ def stage_header(
         f"run {run}: {what}{counted(models, noun)}{each} x {counted(samples, 'sample')}",
         markup=False,  # the run folder and the dataset file are text: `runs/[exp1]`
     )
+
+
+def say_notes(notes: Sequence[str]) -> None:
+    """Each of `notes` (`select_models`'s: a group grown by model files) as a `note:` line on
+    stderr, before the plan or the work."""
+    for note in notes:
+        Console(emoji=False, stderr=True).print(
+            f"note: {note}", markup=False, highlight=False, soft_wrap=True
+        )
 
 
 def parse_shard(text: str | None) -> Shard | None:
@@ -139,14 +157,18 @@ def runner_options(
     progress: bool,
     samples: int = 1,
     refresh_failed_parses: bool = False,
+    batch_requests: int | None = None,
 ) -> RunnerOptions:
     """The runner's options from the flags every paid stage shares (`generate`, `judge`,
-    `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N; the
+    `judge recognise`, `ghostwriting style-match`): `--max-cost` is USD, `--shard` is K/N,
+    `--batch-requests` only with `--batch`; the
     prices of `models` are checked against `--max-cost` (`check_prices`). Each command then
     calls `refuse_when_none_can_start` (unless `dry_run`) once its run and inputs are checked."""
     from poemetric.runner.runner import RunnerOptions
 
     check_prices(models, max_cost)
+    if batch_requests is not None and not batch:  # it would be silently ignored
+        raise error_exit("--batch-requests sizes the batches of --batch: add --batch, or drop it")
 
     return RunnerOptions(
         samples=samples,
@@ -155,6 +177,7 @@ def runner_options(
         max_cost_usd=max_cost,
         shard=parse_shard(shard),
         batch=batch,
+        batch_max_items=batch_requests or RunnerOptions.batch_max_items,  # its default
         concurrency=concurrency,
         refresh_failed_parses=refresh_failed_parses,
         progress=progress,

@@ -97,8 +97,9 @@ def report(
     layout_name: str = LayoutOption,
 ) -> None:
     """The run report: an HTML page (no network requests; charts as inline SVG) with the
-    leaderboard and its CIs, per-dimension charts, the form checks, the judges, agreement with
-    experts, run metadata and a poem browser (every author's poem beside the human original,
+    leaderboard and its CIs, per-dimension charts, the form checks, lexical features, the
+    judges, ghostwriting measures, agreement with experts, minimal-pair probes (each when the
+    run has it), run metadata and a poem browser (every author's poem beside the human original,
     with its form-check explanation and each judge's scores and comments). Open it in any
     browser from disk, or put it on a static site. A run of up to some 6,000 poems gives one
     self-contained file (send it by mail); a larger one gives the page and a folder of poems

@@ -223,12 +223,29 @@ def synonym(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> 
 
 
 # -- delete_k_rhyming / delete_k_nonrhyming -------------------------------------------------------
+def scheme_rhyme_lines(poem: Poem, rhyme: RhymeInfo) -> set[int]:
+    """The lines whose rhyme-scheme letter (not X) another line shares: rhyming by the scheme,
+    whether or not their end words are heard to rhyme perfectly (Lear's *law* / *bore*, *bonnet*
+    / *upon it*)."""
+    by_letter: dict[str, list[int]] = {}
+    for line, letter in zip(poem.verse, rhyme.scheme, strict=True):
+        if letter != "X" and line in poem.end_words:
+            by_letter.setdefault(letter, []).append(line)
+    return {line for members in by_letter.values() if len(members) >= 2 for line in members}
+
+
 def deletion(count: int, rhyming: bool) -> Builder:
     """Delete `count` words: line-end rhyme words (`rhyming`) or any other words (the limerick
-    paper's 1/2/3-r and 1/2/3-nr tasks)."""
+    paper's 1/2/3-r and 1/2/3-nr tasks).
+
+    The rhyme words deleted are those of the rhyme groups (heard to rhyme); the other words
+    exclude the end word of every line the scheme says rhymes: the paper's control deletes no
+    rhyme word, and a slant rhyme (*law* / *bore*) is one."""
 
     def build(poem: Poem, rhyme: RhymeInfo, rng: random.Random, per_poem: int) -> list[Corruption]:
         rhyme_lines = {line for group in rhyme.groups for line in group}
+        if not rhyming:
+            rhyme_lines |= scheme_rhyme_lines(poem, rhyme)
         rhyme_slots = {(line, poem.end_token_index(line)) for line in rhyme_lines}
         slots = [
             (line, index)

@@ -94,7 +94,8 @@ class LocalLineGenerator:
 
     def _prompt(self, request: LineRequest) -> tuple[list[int], int]:
         """The prompt's ids (the prefix token, the lines before the last) and the new-token
-        budget: the original line's token count + 2, as in the paper."""
+        budget: the original line's token count + 2 (our choice: the limerick paper gives no
+        length limit, only that its fifth lines average ten tokens)."""
         model = self.model
         prompt = [model.prefix_token_id(), *model.encode([request.context])[0]]
         return prompt, len(model.encode([request.original_line])[0]) + 2

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, field_validator
 from pydantic_core import PydanticCustomError
 
 # The batch API's interface, in a module of its own; imported from here as well.
@@ -179,6 +179,9 @@ class ModelSpec(BaseModel):
         description="Follow-up turns after an unparsable answer, each carrying the reason.",
     )
     notes: str | None = None
+    #: `FILE:LINE` of the field that chose the key's variable (`api_key_env:`, else `provider:`),
+    #: set by the roster for the missing-key refusal; not a setting, so never stored.
+    _key_asked_at: str | None = PrivateAttr(default=None)
 
     @field_validator("api_key_env", mode="before")
     @classmethod

@@ -28,6 +28,9 @@ class BatchStatus:
     total: int = 0
     completed: int = 0
     failed: int = 0
+    #: Why the batch failed as a whole, where the provider says so apart from its requests
+    #: (Gemini's operation `error`): said in the error of each request left without a result.
+    error: str | None = None
 
     @property
     def done(self) -> bool:

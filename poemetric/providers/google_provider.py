@@ -1,4 +1,5 @@
-"""Google Gemini through `google-genai` (Developer API): generateContent and inline batch jobs.
+"""Google Gemini through `google-genai` (Developer API): generateContent, and inline batch jobs
+(`google_batches`).
 
 The SDK is pointed at `spec.base_url` with `HttpOptions(base_url=...)`, its timeout is set in
 milliseconds from `spec.limits.timeout_s`, and its retries are switched off with
@@ -9,31 +10,26 @@ client is built, not with this module (`SDKProvider`).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import ValidationError
 
 from poemetric.providers.base import (
-    BatchCapable,
-    BatchSearch,
-    BatchStatus,
     Completion,
-    FindsBatches,
     GenerationRequest,
     ModelSpec,
     ProviderError,
     TokenUsage,
-    creating_batch,
     refuse_settings,
 )
+from poemetric.providers.google_batches import LIST_PAGE as LIST_PAGE
+from poemetric.providers.google_batches import GeminiBatches
 from poemetric.providers.google_settings import refusals
-from poemetric.providers.grpc_codes import as_http
 from poemetric.providers.quota_errors import used_up_gemini_quota
 from poemetric.providers.remote_common import SDKProvider
 from poemetric.providers.remote_errors import (
@@ -48,23 +44,10 @@ if TYPE_CHECKING:
     from google import genai
     from google.genai import types
 
-_BATCH_STATES: dict[str, Any] = {
-    "JOB_STATE_SUCCEEDED": "completed",
-    "JOB_STATE_PARTIALLY_SUCCEEDED": "completed",
-    "JOB_STATE_FAILED": "failed",
-    "JOB_STATE_CANCELLED": "cancelled",
-    "JOB_STATE_EXPIRED": "expired",
-}
 _DURATION = re.compile(r"^\s*([\d.]+)s\s*$")
-#: Batch jobs a user gave up (cancelled, or being cancelled): never found for a submission.
-_GIVEN_UP = frozenset({"JOB_STATE_CANCELLED", "JOB_STATE_CANCELLING"})
-#: Batch jobs asked for per page of the batch list.
-LIST_PAGE = 100
-#: Bytes the SDK adds to an inline request's JSON (70 with a system instruction).
-_SDK_WRAPPING = 100
 
 
-class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
+class GoogleProvider(SDKProvider["genai.Client"], GeminiBatches):
     """`provider: google`. `reasoning_budget_tokens` → `thinking_budget` (0 turns thinking off),
     `reasoning_effort` → `thinking_level`; thoughts are requested whenever thinking is configured
     or the model file says `thinking: true`. `settings.extra` holds `GenerateContentConfig` fields.
@@ -77,9 +60,6 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
     default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
     sdk_module: ClassVar[str] = "google.genai"
     sdk_package: ClassVar[str] = "google-genai>=1.0"
-    announces_creation: ClassVar[bool] = True  # `_submit` says `creating_batch()`
-    #: Inline requests: the batch create's whole body stays under 20 MB (room for its envelope).
-    max_batch_bytes: ClassVar[int | None] = 19_000_000
 
     def create_client(self, api_key: str) -> genai.Client:
         from google import genai
@@ -240,131 +220,6 @@ class GoogleProvider(SDKProvider["genai.Client"], BatchCapable, FindsBatches):
             scrub(f"{self.name}: unexpected {type(error).__name__}: {error}", self._key),
             retryable=False,
         )
-
-    # -- batch jobs (inline requests) --------------------------------------------------------
-    async def submit_batch(self, items: Sequence[tuple[str, GenerationRequest]]) -> str:
-        return await self._submit(items, f"poemetric-{self.spec.name}")
-
-    async def submit_tagged_batch(
-        self, items: Sequence[tuple[str, GenerationRequest]], tag: str
-    ) -> str:
-        """The batch job's `display_name` ends with `tag` (the list shows it)."""
-        return await self._submit(items, f"poemetric-{self.spec.name}-{tag}")
-
-    async def find_batches(self, tag: str, *, since: float) -> BatchSearch:
-        """The whole batch list (its order is not documented), those created before `since`
-        left out, as are the cancelled ones."""
-        client = self.client
-        from google.genai import types
-
-        found: list[str] = []
-        searched = 0
-        try:
-            pager = await client.aio.batches.list(
-                config=types.ListBatchJobsConfig(page_size=LIST_PAGE)
-            )
-            async for job in pager:
-                if job.create_time is not None and job.create_time.timestamp() < since:
-                    continue
-                searched += 1
-                state = job.state.value if job.state else ""
-                if job.name and state not in _GIVEN_UP and (job.display_name or "").endswith(tag):
-                    found.append(job.name)
-        except Exception as error:
-            raise self.translate(error) from error
-        return BatchSearch(tuple(found), searched)
-
-    async def _submit(
-        self, items: Sequence[tuple[str, GenerationRequest]], display_name: str
-    ) -> str:
-        if len({custom_id for custom_id, _ in items}) != len(items):
-            raise ProviderError(
-                f"{self.name}: duplicate custom ids in batch", retryable=False, not_sent=True
-            )
-        client = self.client  # first: it imports the SDK, or says that it is missing
-        from google.genai import types
-
-        inlined = [self._inlined(custom_id, request) for custom_id, request in items]
-        creating_batch()
-        try:
-            job = await client.aio.batches.create(
-                model=self.spec.model,
-                src=inlined,
-                config=types.CreateBatchJobConfig(display_name=display_name),
-            )
-        except Exception as error:
-            raise self.translate(error) from error
-        if not job.name:
-            raise ProviderError(f"{self.name}: batch job has no name", retryable=True)
-        return job.name
-
-    def batch_item_bytes(self, custom_id: str, request: GenerationRequest) -> int:
-        """The request as JSON, non-ASCII characters escaped as the SDK sends them, and room
-        for what the SDK wraps it in (`request`, a system instruction's parts and role)."""
-        try:
-            item = self._inlined(custom_id, request)
-        except ImportError:  # the submission says that the SDK is missing
-            return 0
-        dumped = item.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return len(json.dumps(dumped)) + _SDK_WRAPPING
-
-    def _inlined(self, custom_id: str, request: GenerationRequest) -> types.InlinedRequest:
-        from google.genai import types
-
-        return types.InlinedRequest(
-            contents=self.contents(request),
-            config=self.config(request),
-            metadata={"key": custom_id},
-        )
-
-    async def _job(self, batch_id: str) -> types.BatchJob:
-        try:
-            return await self.client.aio.batches.get(name=batch_id)
-        except Exception as error:
-            raise self.translate(error) from error
-
-    async def batch_status(self, batch_id: str) -> BatchStatus:
-        job = await self._job(batch_id)
-        state = _BATCH_STATES.get(job.state.value if job.state else "", "in_progress")
-        responses = (job.dest.inlined_responses if job.dest else None) or []
-        failed = sum(1 for item in responses if item.error is not None)
-        return BatchStatus(batch_id, state, len(responses), len(responses) - failed, failed)
-
-    async def batch_results(self, batch_id: str) -> dict[str, Completion | ProviderError]:
-        job = await self._job(batch_id)
-        if _BATCH_STATES.get(job.state.value if job.state else "") is None:
-            raise ProviderError(
-                f"{self.name}: batch {batch_id} is still in progress; poll batch_status until "
-                "it is done",
-                retryable=True,
-            )
-        results: dict[str, Completion | ProviderError] = {}
-        for index, item in enumerate((job.dest.inlined_responses if job.dest else None) or []):
-            custom_id = (item.metadata or {}).get("key")
-            if custom_id is None:
-                raise ProviderError(
-                    f"{self.name}: batch {batch_id} response {index} carries no metadata key",
-                    retryable=False,
-                )
-            if item.error is not None:
-                status, message = as_http(item.error.code or 0, str(item.error.message))
-                results[custom_id] = status_error(
-                    self.name,
-                    status,
-                    message,
-                    body=item.error.details,
-                    secret=self._key,
-                )
-            elif item.response is not None:
-                try:
-                    results[custom_id] = self.to_completion(item.response, None)
-                except ProviderError as error:
-                    results[custom_id] = error
-            else:
-                results[custom_id] = ProviderError(
-                    f"{self.name}: batch item has neither response nor error", retryable=True
-                )
-        return results
 
 
 @cache

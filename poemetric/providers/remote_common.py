@@ -68,7 +68,8 @@ def resolve_api_key(
     that one is set but empty), and for `api_key_env: false`, which a provider that accepts no
     key never asks about. The key itself never appears in any message.
     """
-    needs = f"model {spec.name!r} (provider {spec.provider!r}) needs an API key"
+    where = f", {spec._key_asked_at}" if spec._key_asked_at else ""
+    needs = f"model {spec.name!r} (provider {spec.provider!r}{where}) needs an API key"
     if spec.api_key_env is False:
         raise ProviderError(
             f"{needs}: its file says `api_key_env: false` (no key), which only a server that "

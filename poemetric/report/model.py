@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from poemetric.analysis.data import RunData
+from poemetric.analysis.data import RunData, not_poems_by_author
 from poemetric.analysis.labels import Labels
 from poemetric.analysis.run import AnalysisResult, analyze_run
 from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
@@ -70,6 +70,12 @@ class ReportRun:
             exclude_failed_checks=self.exclude_failed_checks,
             data=self.data,  # read once for the page (`load_report_run`), same judge
         )
+
+    @cached_property
+    def not_poems(self) -> str:
+        """`Model A 2 of 10, ...`: per author, by display name, its answers that are not poems,
+        which the judge, lexical and ghostwriting sections leave out ("" when none)."""
+        return not_poems_by_author(self.data.generations, self.labels.author)
 
     def table(self, name: str) -> pd.DataFrame | None:
         return self.analysis.tables.get(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -11,6 +11,7 @@ from poemetric.analysis.author_kinds import all_language_models
 from poemetric.analysis.plotting import author_colours, run_palette
 from poemetric.report.model import ReportRun
 from poemetric.tables.headers import dimension_label
+from poemetric.text.ordering import author_order
 
 
 def records(
@@ -44,3 +45,11 @@ def generated_authors(run: ReportRun, authors: Sequence[str]) -> str:
     """What a chart's legend calls the generated authors among `authors`: "LLMs", or "Models"
     where one of them is not a language model (the Markov baseline)."""
     return "LLMs" if all_language_models(run.data.generations, authors) else "Models"
+
+
+def authors_not_scored(run: ReportRun, scored: Iterable[str]) -> list[str]:
+    """The display names of the authors with answers (poems or not) that are not in `scored`,
+    the authors a judge's table has rows for: every judgment of theirs failed or is not made."""
+    rows = set(scored)
+    return [run.labels.author(a) for a in author_order(run.data.generations["author"])
+            if a not in rows]  # fmt: skip

@@ -21,7 +21,7 @@ from poemetric.roster.base import (
     UnusableModelError,
     _dedupe,
 )
-from poemetric.roster.groups import GROUPS_FILE, load_groups
+from poemetric.roster.groups import GROUPS_FILE, joined_by_files, load_groups
 from poemetric.roster.loading import (
     ENV_DIRS,
     Roster,
@@ -110,8 +110,11 @@ def select_models(
     kind: RosterKind = "generators",
     directory: Path | None = None,
     catalog: Roster | None = None,
+    notes: list[str] | None = None,
 ) -> list[ModelSpec]:
     """Models named by a comma-separated list of model and group names, in order, deduplicated.
+    A group that model files join beyond the list of its `groups.yaml` gets a line in `notes`
+    (`grown_group`), when given.
 
     A name that is neither is an `UnknownModelError`. A selected model whose file cannot be
     used is an `UnusableModelError` naming the file and the reason. Each selected model's
@@ -132,6 +135,10 @@ def select_models(
             names.append(token)
         elif token in groups:
             names.extend(groups[token])
+            if notes is not None and (
+                note := grown_group(token, groups, (kind, directory), catalog)
+            ):
+                notes.append(note)
         elif token == "human":
             raise RosterError(
                 "'human' is not a model: the human poems are always part of a run, leave it out"
@@ -153,6 +160,28 @@ def select_models(
     chosen = _dedupe(names)
     catalog.refuse_unusable(chosen)
     return [_usable(catalog.entries[name], kind) for name in chosen]
+
+
+def grown_group(
+    group: str,
+    groups: dict[str, list[str]],
+    roster: tuple[RosterKind, Path | None],
+    catalog: Roster,
+) -> str | None:
+    """`group 'paper30' is 36 models: the 30 that FILE lists and 6 whose own files ...` for a
+    group of a `groups.yaml` that model files join through their `groups:` field, which a copy
+    of a model file keeps (six copies of gpt-4o.yaml made `--models paper30` run 36 models,
+    said only by the count in the plan's header); None for a group nobody joins."""
+    path, joined = joined_by_files(*roster, catalog).get(group, (None, []))
+    if not joined:
+        return None
+    size, listed = len(groups[group]), len(groups[group]) - len(joined)
+    names = ", ".join(joined)
+    return (
+        f"group {group!r} is {size} models: the {listed} that {path} lists and {len(joined)} "
+        f"whose own files list {group!r} under `groups:` ({names}; a copy of a model file keeps "
+        f"that line); take {group!r} off a file's `groups:` to leave it out"
+    )
 
 
 def _model_file_hint(token: str, kind: RosterKind) -> str:

@@ -91,8 +91,8 @@ async def adapter_call(run: ModelRun, call: Callable[[], Awaitable[T]], returns:
 
 def check_batch_status(status: BatchStatus) -> BatchStatus:
     """`status` (from `batch_status`, of the right type); `AdapterBug` when its state is not a
-    known one (anything else would count as finished, and be stored as it is) or its counts
-    are not ints."""
+    known one (anything else would count as finished, and be stored as it is), its counts
+    are not ints or its error is not text."""
     counts = (status.total, status.completed, status.failed)
     state: Any = status.state
     problem = None
@@ -100,6 +100,8 @@ def check_batch_status(status: BatchStatus) -> BatchStatus:
         problem = f"state {state!r:.80}, not one of {', '.join(sorted(BATCH_STATES))}"
     elif not all(isinstance(n, int) and not isinstance(n, bool) for n in counts):
         problem = f"counts (total, completed, failed) that are not all ints: {counts!r:.80}"
+    elif not isinstance(status.error, str | None):
+        problem = f"an error that is not text: {type(status.error).__name__}"
     if problem:
         raise AdapterBug("batch_status", ValueError(f"it returned a BatchStatus with {problem}"))
     return status

@@ -113,12 +113,17 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         run.leave_pending(sum(n for _, n in unconfirmed) + len(to_submit))
         to_submit = []
     reserved: dict[str, float] = {}
-    try:
-        planned = split_batches(provider, to_submit, run.options.batch_max_items)
-    except AdapterBug as bug:  # nothing submitted: the batches in flight are still collected
-        _stop_model(run, bug, "submission", jobs=len(to_submit))
-        planned = []
-    for index, batch_jobs in enumerate(planned):
+    planned = split_batches(provider, to_submit, run.options.batch_max_items)
+    placed = 0  # jobs of the batches planned so far
+    while True:
+        try:
+            batch_jobs = next(planned, None)
+        except AdapterBug as bug:  # nothing more submitted: the batches in flight are collected
+            _stop_model(run, bug, "submission", jobs=len(to_submit) - placed)
+            break
+        if batch_jobs is None:
+            break
+        placed += len(batch_jobs)
         chunk: list[Job] = []
         for job in batch_jobs:
             guess = estimate(run, job, batch=True, reserve=True)
@@ -138,7 +143,7 @@ async def run_batch_api(run: ModelRun, provider: BatchCapable, pending: Sequence
         except SubmissionFailed as failure:
             # This chunk and the next stay pending; batches already submitted are still collected.
             _release(run, reserved, [job.key for job in chunk])
-            left = len(chunk) + sum(len(jobs) for jobs in planned[index + 1 :])
+            left = len(chunk) + len(to_submit) - placed
             if failure.failed is None or failure.reason:  # several batches carry its tag
                 run.stop_mid_run(failure.reason or str(failure))
                 run.leave_pending(left)
@@ -223,13 +228,16 @@ def _stop_model(
     run.leave_pending(jobs)
 
 
-def _detail(status: BatchStatus) -> dict[str, Any]:
-    return {
+def _detail(run: ModelRun, status: BatchStatus) -> dict[str, Any]:
+    detail: dict[str, Any] = {
         "state": status.state,
         "total": status.total,
         "completed": status.completed,
         "failed": status.failed,
     }
+    if status.error:  # why it failed, where the provider says (Gemini)
+        detail["error"] = run.redact(status.error)
+    return detail
 
 
 async def _wait_and_collect(
@@ -256,7 +264,7 @@ async def _wait_and_collect(
             _release(run, reserved, keys)
             _stop_model(run, failed, "status poll", batch_id, jobs=_pending_in(keys, by_key))
             return
-        detail = _detail(status)
+        detail = _detail(run, status)
         update_batch(run.store, batch_id, status.state, detail)
         if status.done:
             break
@@ -280,7 +288,7 @@ async def _collect(
 ) -> None:
     """Fetch a finished batch's results and store them; mark the batch 'collected'."""
     by_key, reserved, follow_ups = pending
-    detail = _detail(status)
+    detail = _detail(run, status)
     request = BatchRequest("batch results download", batch_id)
     try:
         results = await retried(
@@ -310,7 +318,10 @@ async def _collect(
         result = results.get(key)
         job = by_key.get(key)
         if result is None:
-            result = ProviderError(f"batch {batch_id} returned no result for {key}", retryable=True)
+            why = f" (the batch {status.state}: {run.redact(status.error)})" if status.error else ""
+            result = ProviderError(
+                f"batch {batch_id} returned no result for {key}{why}", retryable=True
+            )
         elif isinstance(result, ProviderError):
             note_adapter_bug(run, "batch_results", result, cache_key)  # its status checked
         elif not isinstance(result, Completion | ProviderError):  # the adapter's bug: this job

@@ -9,6 +9,7 @@ own line, worded as before.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -35,7 +36,10 @@ class NotRunLine:
 
 def _shared(model: str, reason: str) -> str:
     """`reason` with the model's own name taken out (`model 'gpt-4o' (provider ...)` reads
-    `each model (provider ...)`), so that models with the same cause compare equal."""
+    `each model (provider ...)`), and its own file's place (`, generators/gpt-4o.yaml:3)`, of a
+    missing key), so that models with the same cause compare equal."""
+    own_file = re.compile(r", [^,()]*\b" + re.escape(model) + r"\.ya?ml:\d+\)")
+    reason = own_file.sub(")", reason)
     return reason.replace(f"model '{model}'", "each model").replace(f"'{model}'", "each model")
 
 

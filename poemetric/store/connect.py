@@ -20,6 +20,9 @@ BUSY_TIMEOUT_S = 60.0
 #: for as long as any process had the run open.
 WAL_SIZE_LIMIT = 16 * 1024 * 1024
 
+#: The run stores this process opened, in order (`damaged_stores`).
+_OPENED: list[Path] = []
+
 
 class StoreError(RuntimeError):
     pass
@@ -38,6 +41,8 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
     """What to say when a stage could not write the store at `path`: SQLITE_FULL (a full disk)
     or SQLITE_IOERR (what a disk quota or a file size limit, `ulimit -f`, gives); None for any
     other error. Every transaction committed before is in the store, whole."""
+    if (locked := lock_failure(path, error)) is not None:
+        return StoreWriteError(locked)
     why = disk_failure(error)
     if why is None:
         return None
@@ -45,6 +50,41 @@ def write_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteErro
         f"could not write the run store {path} ({error}: {why}); the command stopped. Every "
         "answer stored before is kept; answers that arrived after the failure were not stored. "
         "Free space there and run the same command again: it asks only what is not stored"
+    )
+
+
+def lock_failure(path: Path | None, error: sqlite3.OperationalError) -> str | None:
+    """What to say when `error` is SQLite's "database is locked" (SQLITE_BUSY): another process
+    held the write lock of the store at `path` (None: not known) past `BUSY_TIMEOUT_S`; None for
+    any other error. Every transaction committed before is in the store, whole."""
+    if primary_code(error) != sqlite3.SQLITE_BUSY:
+        return None
+    store = "a run store" if path is None else f"the run store {path}"
+    return (
+        f"could not write {store} ({error}: another process held its write lock for over "
+        f"{BUSY_TIMEOUT_S:.0f} s: a sqlite3 shell or a database browser with changes not "
+        "written yet, or a command stuck inside one write?); the command stopped. Everything "
+        "stored before is kept; once that process lets go, run the same command again: it asks "
+        "only what is not stored"
+    )
+
+
+def only_opened_store() -> Path | None:
+    """The run store this process opened, where it opened one only (`note_opened`)."""
+    return _OPENED[0] if len(_OPENED) == 1 else None
+
+
+def open_failure(path: Path, error: sqlite3.OperationalError) -> StoreWriteError | None:
+    """What to say when the store at `path` could not be opened for a disk failure
+    (`disk_failure`: SQLite makes and writes its `-wal` and `-shm` files beside it even for a
+    command that only reads); None for any other error."""
+    why = disk_failure(error)
+    if why is None:
+        return None
+    return StoreWriteError(
+        f"could not open the run store {path} ({error}: {why}); SQLite writes beside it (its "
+        "-wal and -shm files) even to read it. Nothing stored in it is lost: free space there "
+        "and run the same command again"
     )
 
 
@@ -70,10 +110,16 @@ def disk_failure(error: sqlite3.OperationalError) -> str | None:
 def run_above(path: Path, store_name: str) -> Path | None:
     """The nearest folder above `path` that is a run (it holds `store_name`), or None: the run
     meant by a `--run` inside it (`runs/x/analysis`, `runs/x/report/index.html`, or the default
-    `runs/default` from inside a run's folder)."""
+    `runs/default` from inside a run's folder, or from a folder inside one: `..`). A relative
+    `path` is searched up from the current folder too (its own `parents` end at `.`: from
+    `runs/x/analysis`, `generate` made a run inside the run) and the run is named relative to it."""
     try:
-        return next((d for d in path.parents if (d / store_name).is_file()), None)
-    except OSError:
+        absolute = Path(os.path.abspath(path))
+        found = next((d for d in absolute.parents if (d / store_name).is_file()), None)
+        if found is None or path.is_absolute():
+            return found
+        return Path(os.path.relpath(found))
+    except (OSError, ValueError):
         return None
 
 
@@ -117,6 +163,42 @@ def not_a_store(path: Path, error: sqlite3.DatabaseError) -> str:
     )
 
 
+def note_opened(path: Path) -> None:
+    """Remember that this process opened the run store at `path`: a command that later meets a
+    damaged page in it (`damaged_stores`) can name it."""
+    if path not in _OPENED:
+        _OPENED.append(path)
+
+
+def damaged_stores(error: sqlite3.DatabaseError) -> list[Path]:
+    """The run stores this process opened that SQLite finds damaged, when `error` says a page
+    it read was (SQLITE_CORRUPT, SQLITE_NOTADB); else none. A store whose first pages are whole
+    opens, and a torn copy failed only at the first damaged page a command read, in a traceback
+    that named no file."""
+    if primary_code(error) not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+        return []
+    return [path for path in _OPENED if not _whole(path)]
+
+
+def _whole(path: Path) -> bool:
+    """Whether `PRAGMA quick_check` finds the store at `path` whole (a store removed since: yes,
+    there is nothing to name)."""
+    if not path.is_file():
+        return True
+    wal = path.with_name(path.name + "-wal")
+    query = "mode=ro" if wal.exists() and wal.stat().st_size > 0 else "mode=ro&immutable=1"
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{query}", uri=True, timeout=5.0)
+        try:
+            return bool(conn.execute("PRAGMA quick_check(1)").fetchone()[0] == "ok")
+        finally:
+            conn.close()
+    except sqlite3.OperationalError:
+        return True  # locked or unreadable now: not known to be damaged
+    except sqlite3.DatabaseError:
+        return False
+
+
 def writable(path: Path) -> bool:
     """Whether this process may write the store at `path`: the file, and its folder, where
     SQLite makes the `-wal` and `-shm` files beside it."""
@@ -131,6 +213,7 @@ def read_only_message(path: Path) -> str:
 
 
 def connect_read_write(path: Path) -> sqlite3.Connection:
+    note_opened(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     conn.row_factory = sqlite3.Row
     try:
@@ -161,6 +244,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
             "folder; copy the run folder to a writable place, or copy its -shm file too"
         )
     query = "mode=ro" if live else "mode=ro&immutable=1"
+    note_opened(path)
     conn = sqlite3.connect(
         f"{path.resolve().as_uri()}?{query}",
         uri=True,

@@ -27,6 +27,7 @@ from poemetric.store.connect import (
     connect_read_write,
     missing_store,
     not_a_store,
+    open_failure,
     read_only_message,
     writable,
 )
@@ -81,7 +82,9 @@ class RunStore:
                 self.conn = connect_read_write(self.path)
         except sqlite3.DatabaseError as error:
             if isinstance(error, sqlite3.OperationalError):
-                raise
+                if (failure := open_failure(self.path, error)) is None:
+                    raise
+                raise failure from None
             raise StoreError(not_a_store(self.path, error)) from None
         try:
             self._migrate()
@@ -177,12 +180,23 @@ class RunStore:
             return
         self.conn.execute("BEGIN")
         self._in_snapshot = True
+        failed = False
         try:
             self.conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # it starts here
             yield
+        except BaseException:
+            failed = True
+            raise
         finally:
             self._in_snapshot = False
-            self.conn.execute("COMMIT")
+            # A failed read may have ended the snapshot already (pandas rolls back on an error),
+            # and its end must not hide the error that failed the read.
+            if self.conn.in_transaction:
+                try:
+                    self.conn.execute("COMMIT")
+                except sqlite3.Error:
+                    if not failed:
+                        raise
 
     # -- generic helpers -----------------------------------------------------------------
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[sqlite3.Row]:

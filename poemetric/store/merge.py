@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.data.changes import stored_differences, stored_poems
-from poemetric.store.connect import primary_code
+from poemetric.store.connect import note_opened, primary_code
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
 from poemetric.store.merge_checks import (
     FormRule,
@@ -127,6 +127,7 @@ class _Probed:
 
 def _probe(db_path: Path) -> _Probed:
     """`_Probed` of the store at `db_path`, read in one read-only connection."""
+    note_opened(db_path)
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         try:

@@ -105,5 +105,5 @@ def _line_sheet(
     ]
     sheet = replace(task.sheet, items=items)
     html = out / f"{rater}.html"
-    html.write_text(render_sheet_html(sheet), encoding="utf-8")
+    html.write_text(render_sheet_html(sheet, annotator=rater), encoding="utf-8")
     return [html, write_csv_template(sheet, out / f"{rater}.csv", secret)]

@@ -59,6 +59,9 @@ class GeminiServer(LocalServer):
     #: The most a request body may hold (20 MB), as the real API refuses a larger one: 400
     #: INVALID_ARGUMENT "Request payload size exceeds the limit: 20971520 bytes."
     max_request_bytes: int = 20 * 1024 * 1024
+    #: (canonical code, message): each batch then ends BATCH_STATE_FAILED with that operation
+    #: `error` and no responses, as a batch the API fails whole.
+    batch_failure: tuple[int, str] | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -269,6 +272,14 @@ class GeminiServer(LocalServer):
             self._polls_left[name] -= 1
             metadata["state"] = "BATCH_STATE_RUNNING"
             return batch
+        if metadata["state"] in ("BATCH_STATE_PENDING", "BATCH_STATE_RUNNING") and (
+            self.batch_failure is not None
+        ):
+            code, message = self.batch_failure
+            metadata["state"] = "BATCH_STATE_FAILED"
+            metadata["endTime"] = metadata["updateTime"] = _iso(time.time())
+            batch["error"] = {"code": code, "message": message}
+            batch["done"] = True
         if metadata["state"] in ("BATCH_STATE_PENDING", "BATCH_STATE_RUNNING"):
             outputs = self._outputs[name]
             failed = sum(1 for entry in outputs if "error" in entry)

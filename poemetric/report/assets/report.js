@@ -192,6 +192,11 @@
     var box = el("div", "judgment");
     var judge = B.judges[judgment.j] || { label: "judge" };
     box.appendChild(el("h5", null, judge.label + (judgment.n ? " (sample " + (judgment.n + 1) + ")" : "")));
+    if (judgment.x) {
+      var why = judgment.x === "not_judged" ? "Not judged (not a poem)" : "No judgment (failed)";
+      box.appendChild(el("p", "judgment-missing muted", why + (judgment.e ? ": " + judgment.e : "")));
+      return box;
+    }
     var table = el("table", "scores");
     var head = el("tr"), body = el("tr");
     B.dimensions.forEach(function (d, i) {
@@ -260,7 +265,10 @@
     view.textContent = "";
     var head = el("header", "prompt-head");
     head.appendChild(el("h3", null, prompt.title || prompt.id));
-    head.appendChild(el("p", "meta", prompt.form + " · " + prompt.poet + " · " + prompt.id));
+    var meta = el("p", "meta", prompt.form + " · ");
+    meta.appendChild(el("bdi", null, prompt.poet));  // a right-to-left name keeps its place
+    meta.appendChild(document.createTextNode(" · " + prompt.id));
+    head.appendChild(meta);
     var details = el("details", "prompt-text");
     details.appendChild(el("summary", null, "Generation prompt"));
     details.appendChild(el("pre", null, prompt.text));

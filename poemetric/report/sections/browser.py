@@ -84,10 +84,10 @@ class _PoemCards:
     a study-sized run's poems, checks and judgments (with their comments) as Python objects
     took some 250 MB at once (docs/benchmarks.md, "The poem browser a prompt at a time")."""
 
-    def __init__(self, run: ReportRun, authors: list[str]) -> None:
+    def __init__(self, run: ReportRun, authors: list[str], judges: list[str]) -> None:
         self.run = run
         self.author_index = {a: i for i, a in enumerate(authors)}
-        self.judge_index = {j: i for i, j in enumerate(sorted(run.data.judges))}
+        self.judge_index = {j: i for i, j in enumerate(judges)}
         generations = run.data.generations
         self.rows: dict[str, list[int]] = {}  # each prompt's rows of the generations frame
         for position, prompt_id in enumerate(generations["prompt_id"].tolist()):
@@ -107,21 +107,29 @@ class _PoemCards:
             # CROSS JOIN: the prompt's generations first, then their judgments by the unique
             # index; with --judge's `judge IN` SQLite took the judge's index, and read every
             # judgment of the judge for each prompt
-            f"SELECT j.generation_id, j.judge, j.sample_index, {columns} FROM generations g "
-            "CROSS JOIN judgments j ON j.generation_id = g.generation_id WHERE g.prompt_id = ? "
-            f"AND j.status = 'ok'{self.judge_filter} ORDER BY j.judge, j.sample_index",
+            f"SELECT j.generation_id, j.judge, j.sample_index, j.status, j.error, {columns} "
+            "FROM generations g CROSS JOIN judgments j ON j.generation_id = g.generation_id "
+            "WHERE g.prompt_id = ? "
+            f"{self.judge_filter} ORDER BY j.judge, j.sample_index",
             (prompt_id, *self.chosen),
         ):
-            judgments.setdefault(r["generation_id"], []).append({
-                "j": self.judge_index.get(r["judge"], 0), "n": r["sample_index"],
-                "v": [r[k] for k in DIMENSION_KEYS], "c": [r[k] or "" for k in comment_keys],
-            })  # fmt: skip
+            judgment: dict[str, Any] = {"j": self.judge_index.get(r["judge"], 0),
+                                        "n": r["sample_index"]}  # fmt: skip
+            if r["status"] == "ok":
+                judgment["v"] = [r[k] for k in DIMENSION_KEYS]
+                judgment["c"] = [r[k] or "" for k in comment_keys]
+            else:  # a card without it read as if the judge had never seen the poem
+                judgment["x"] = r["status"]
+                judgment["e"] = r["error"] or ""
+            judgments.setdefault(r["generation_id"], []).append(judgment)
         return judgments
 
     def of(self, prompt_id: str) -> list[dict[str, Any]]:
         """The prompt's poems by author and sample, each `a` (author), `s` (sample), `t`
-        (text), `c` (its form check or None) and `j` (judgments); after them in that order a
-        failed generation's card: `t` empty, `x` its error."""
+        (text), `c` (its form check or None) and `j` (judgments: each `j` judge, `n` sample,
+        `v` scores and `c` comments, or for one not made `x` its status, `not_judged` or
+        `error`, and `e` its error); after them in that order a failed generation's card: `t`
+        empty, `x` its error."""
         checks, judgments = self._checks(prompt_id), self._judgments(prompt_id)
         poems: list[dict[str, Any]] = []
         columns = ["generation_id", "author", "sample_index", "poem"]
@@ -142,13 +150,21 @@ class _PoemCards:
         return poems
 
 
-def _header(run: ReportRun, authors: list[str]) -> dict[str, Any]:
+def _judges(run: ReportRun) -> list[str]:
+    """The judges of the cards (`--judge`'s only): those with a judgment of any state, a judge
+    whose every judgment failed too (its cards say so)."""
+    clause, chosen = judge_clause(run.data.chosen_judges)
+    return [r["judge"] for r in run.store.query(
+        f"SELECT DISTINCT judge FROM judgments WHERE 1{clause} ORDER BY judge", chosen)]  # fmt: skip
+
+
+def _header(run: ReportRun, authors: list[str], judges: list[str]) -> dict[str, Any]:
     """The page's JSON of the browser but its prompts: authors, judges, questions."""
     return {
         "authors": [
             {"id": a, "label": run.labels.author(a), "human": a == HUMAN_AUTHOR} for a in authors
         ],
-        "judges": [{"id": j, "label": run.labels.judge(j)} for j in sorted(run.data.judges)],
+        "judges": [{"id": j, "label": run.labels.judge(j)} for j in judges],
         "dimensions": [
             {
                 "key": d.key,
@@ -195,7 +211,8 @@ def browser_data(run: ReportRun) -> BrowserData:
     # errors, rather than leave the browser and its author filter)
     authors = author_order(r["author"] for r in run.store.query(
         "SELECT DISTINCT author FROM generations"))  # fmt: skip
-    cards = _PoemCards(run, authors)
+    judges = _judges(run)
+    cards = _PoemCards(run, authors, judges)
     human = cards.author_index.get(HUMAN_AUTHOR)
     prompts: list[dict[str, Any]] = []
     parts: list[bytes] = []
@@ -220,7 +237,7 @@ def browser_data(run: ReportRun) -> BrowserData:
             "k": [n for poem in poems for n in (poem["a"], check_state(poem))],
         })  # fmt: skip
         parts.append(json_for_html(poems).encode("utf-8"))
-    return BrowserData({**_header(run, authors), "prompts": prompts}, parts, counts, failed)
+    return BrowserData({**_header(run, authors, judges), "prompts": prompts}, parts, counts, failed)
 
 
 @section(80)

@@ -19,7 +19,7 @@ from poemetric.questionnaire import DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
-from poemetric.report.sections_support import chart_colours, generated_authors
+from poemetric.report.sections_support import authors_not_scored, chart_colours, generated_authors
 from poemetric.report.svg import Row, interval_chart
 from poemetric.tables.headers import dimension_label
 from poemetric.text.listing import joined_with_and
@@ -147,5 +147,6 @@ def dimensions(run: ReportRun) -> Section | None:
         rater = run.labels.judge(str(judge))
         title = f"{rater}: every poem" if has_experts else rater
         blocks.append({"rater": title, "charts": dimension_charts(run, rows, title),
-                       "poems": poems_per_author(run, rows)})  # fmt: skip
+                       "poems": poems_per_author(run, rows),
+                       "unscored": authors_not_scored(run, rows["author"])})  # fmt: skip
     return Section("dimensions", "Scores by dimension", render("dimensions.html.j2", blocks=blocks))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from poemetric.analysis.data import NOT_POEM_KINDS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
@@ -51,5 +52,7 @@ def ghostwriting(run: ReportRun) -> Section | None:
         threshold=NEAR_COPY_THRESHOLD,
         style=style,
         fluency=_labelled(run, "fluency_coherence"),
+        left_out=run.not_poems,
+        not_poem_kinds=NOT_POEM_KINDS,
     )
     return Section("ghostwriting", "Ghostwriting measures", html)

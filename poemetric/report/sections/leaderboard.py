@@ -7,13 +7,13 @@ import math
 
 import pandas as pd
 
-from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.data import HUMAN_AUTHOR, NOT_POEM_KINDS
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
-from poemetric.report.sections_support import chart_colours, generated_authors
+from poemetric.report.sections_support import authors_not_scored, chart_colours, generated_authors
 from poemetric.report.svg import Row, interval_chart
 
 
@@ -63,9 +63,11 @@ def leaderboard(run: ReportRun) -> Section | None:
                 title=f"POEMetric score by {run.labels.judge(str(judge))}: mean over poems, "
                 "whiskers 95% CI",
             )  # fmt: skip
-            boards.append(
-                {"judge": run.labels.judge(str(judge)), "entries": entries, "chart": chart}
-            )
+            # an author the judge scored no poem of (every judgment failed, or not made yet)
+            # left the board without a word
+            unranked = authors_not_scored(run, order)
+            boards.append({"judge": run.labels.judge(str(judge)), "entries": entries,
+                           "chart": chart, "unranked": unranked})  # fmt: skip
     elif checks:
         ranked = sorted(checks.values(), key=_by_pass_rate)
         colours = chart_colours(run, [str(c["author"]) for c in ranked])
@@ -86,4 +88,7 @@ def leaderboard(run: ReportRun) -> Section | None:
                               judge_command=stage_command("judge", run.run_dir, named)))  # fmt: skip
     else:
         return None
-    return Section("leaderboard", "Leaderboard", render("leaderboard.html.j2", boards=boards))
+    # named here with the names the rows use (the overview's notes name the authors' keys)
+    return Section("leaderboard", "Leaderboard",
+                   render("leaderboard.html.j2", boards=boards, left_out=run.not_poems,
+                          not_poem_kinds=NOT_POEM_KINDS))  # fmt: skip

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from poemetric.analysis.author_kinds import generated_poem
-from poemetric.analysis.data import NOT_POEM_KINDS, not_poems_by_author
+from poemetric.analysis.data import NOT_POEM_KINDS
 from poemetric.analysis.lexical import MATTR_WINDOW
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -29,8 +29,7 @@ def lexical(run: ReportRun) -> Section | None:
         for row in table.to_dict("records")
     ]  # fmt: skip
     # The table is over the answers that are poems: say which were left out, per author.
-    left_out = not_poems_by_author(run.data.generations, run.labels.author)
     return Section("lexical", "Lexical features",
-                   render("lexical.html.j2", rows=rows, window=MATTR_WINDOW, left_out=left_out,
+                   render("lexical.html.j2", rows=rows, window=MATTR_WINDOW, left_out=run.not_poems,
                           not_poem_kinds=NOT_POEM_KINDS,
                           generated_poem=generated_poem(run.data.generations)))  # fmt: skip
