@@ -186,8 +186,9 @@ def _compiled(text: str) -> jinja2.Template:
 
 
 #: Cell values that say a field is missing rather than give it (`str(None)`, pandas' `nan`, a
-#: spreadsheet's `N/A` or `-`): the form checker reads such a metre as no metre, and the prompt
-#: sent every model "Meter: None." or "Theme: n/a." for them.
+#: spreadsheet's `N/A` or `-`): the prompt sent every model "Meter: None." or "Theme: n/a." for
+#: them. The form checker reads most of them as no metre; `null`, `nil` and `N/A` it does not
+#: scan (no metre score, which `dataset validate` warns of).
 _MISSING_VALUES = frozenset(
     {"none", "null", "nil", "nan", "n/a", "na", "-", "–", "—", "/", "unknown"}
 )
