@@ -127,6 +127,10 @@ ID_COLUMNS: tuple[str, ...] = ("poem_id", "id")
 OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
 #: Every column the loader understands; other columns are reported as ignored.
 KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
+#: Fields made from the `year` cell (`years.split_year`), not read from a column of their name:
+#: the loader warned such a column ignored, yet read a `year_range` column unchecked, which
+#: `write_dataset` then wrote as the year (`c. 1850`, refused on the next read).
+YEAR_FIELDS: tuple[str, ...] = ("author_dates", "year_range")
 
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
 _ID_RULE = (
