@@ -9,9 +9,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# POEMETRIC_MAKE=1: poemetric's hints name make's variables (`make demo` without LOCAL=0,
-# JUDGE=NAME) instead of the options they become (--local, --judge NAME).
-POEMETRIC := POEMETRIC_MAKE=1 $(BIN)/poemetric
+# POEMETRIC_MAKE=1: hints name make's variables (`make demo` without LOCAL=0, JUDGE=NAME), not
+# options (--local, --judge NAME). exec: make's SIGTERM (`kill PID`) reaches poemetric, not sh.
+POEMETRIC := exec env POEMETRIC_MAKE=1 $(BIN)/poemetric
 DATASET ?= demo
 empty :=
 space := $(empty) $(empty)

@@ -19,6 +19,7 @@ from typing import Protocol
 
 import jinja2
 
+from poemetric.data.normalize import MISSING_VALUE_WORDS
 from poemetric.paths import home_lacks, resource_path
 from poemetric.suggest import did_you_mean
 from poemetric.text.plural import plural
@@ -185,18 +186,13 @@ def _compiled(text: str) -> jinja2.Template:
     return _JINJA.from_string(text)
 
 
-#: Cell values that say a field is missing rather than give it (`str(None)`, pandas' `nan`, a
-#: spreadsheet's `N/A` or `-`): the form checker reads such a metre as no metre, and the prompt
-#: sent every model "Meter: None." or "Theme: n/a." for them.
-_MISSING_VALUES = frozenset(
-    {"none", "null", "nil", "nan", "n/a", "na", "-", "–", "—", "/", "unknown"}
-)
-
-
 def _given(value: str | None) -> str:
-    """A field's text for the template: "" when it is empty or a word for a missing value."""
+    """A field's text for the template: "" when it is empty or a word for a missing value
+    (`MISSING_VALUE_WORDS`): the prompt sent every model "Meter: None." or "Theme: n/a." for
+    them. The form checker reads most of them as a metre not given; `null`, `nil` and `N/A` it
+    does not scan (no metre score, which `dataset validate` warns of)."""
     text = (value or "").strip()
-    return "" if text.lower() in _MISSING_VALUES else text
+    return "" if text.lower() in MISSING_VALUE_WORDS else text
 
 
 def _form_name(form: object) -> str:

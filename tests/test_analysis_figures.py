@@ -151,7 +151,7 @@ def test_likert_axes_run_from_1_to_5_and_experts_get_a_panel(paper_run: tuple[Pa
     assert len(axes) == 2 and all(a.get_ylim() == (1.0, 5.0) for a in axes)
     assert [t.get_text() for t in axes[0].get_yticklabels()] == ["1", "2", "3", "4", "5"]
     legend = {t.get_text() for t in drawing.figure.legends[0].get_texts()}
-    assert legend == {"Gemini-2.5-Pro", "Human experts (7)"}
+    assert legend == {"Judge: Gemini-2.5-Pro", "Human experts (7)"}  # Gemini is an author too
     assert "7 human experts" in drawing.caption and "whiskers: 95% CI" in drawing.caption
 
 
@@ -161,11 +161,14 @@ def test_case_study_shows_both_poems_with_titles(paper_run: tuple[Path, Path]) -
         data = load_run_data(store)
         ctx = FigureContext(data, judge="gemini-2.5-pro", width=3.3, labels=run_labels(store))
         drawing = FIGURE_KINDS["case_study"][0](ctx, author="deepseek-r1")
-        title = store.query("SELECT title FROM poems WHERE poem_id = ?",
-                            [drawing.caption.split("(poem ")[1].split(")")[0]])[0][0]  # fmt: skip
+        poem_id = drawing.caption.split("(poem ")[1].split(")")[0]
+        title = store.query("SELECT title FROM poems WHERE poem_id = ?", [poem_id])[0][0]
+        poem = store.query("SELECT poem FROM generations WHERE poem_id = ? AND author = ?",
+                           [poem_id, "deepseek-r1"])[0][0]  # fmt: skip
     texts = _texts(drawing.figure)
     assert f"Poem B: {title}" in texts and "Poem A (untitled)" in texts
-    assert any(text.count("\n") >= 10 for text in texts)  # a poem's lines
+    lines = [line for line in poem.split("\n") if line.strip()]
+    assert len(lines) >= 10 and set(lines) <= texts  # the poem's lines, each printed
     assert {"Poem A (DeepSeek-R1)", "Poem B (Human)"} <= texts
 
 

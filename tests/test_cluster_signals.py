@@ -4,6 +4,8 @@ CLI, real signals, the local OpenAI server counting every request it answers."""
 from __future__ import annotations
 
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -326,5 +328,119 @@ def test_a_stage_whose_last_calls_end_within_the_grace_still_stops_the_command(
         with pytest.raises(KeyboardInterrupt):
             stopping.run(stage())
         assert stopping.received() == signal.SIGTERM
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def test_sigusr1_stops_as_sigterm_does(tmp_path: Path) -> None:
+    """SLURM's warning before a time limit (`--signal=B:USR1@60`, `scancel --signal=USR1`) and a
+    hang-up ended Python at once (their default action): the answers in flight were lost though
+    paid for, the job leases kept, the log ended mid-run. They stop a command as SIGTERM does."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        env = {"POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url))}
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+        process = start(tmp_path, *args, env=env, log="job.log")
+        wait_for(lambda: ok_rows(run) == 2 and len(server.generation_requests) == 4, process)
+        process.send_signal(signal.SIGUSR1)
+        wait_for(lambda: "SIGUSR1: no new request starts" in (tmp_path / "job.log").read_text(),
+                 process)  # fmt: skip
+        responder.release.set()
+        output = stopped(process, tmp_path / "job.log")
+    assert process.returncode == 128 + signal.SIGUSR1, output
+    assert "Interrupted by SIGUSR1" in output and "nothing is lost" in output
+    assert ok_rows(run) == 4  # the two in flight were stored
+    with RunStore(run) as store:
+        assert store.count("leases") == 0
+
+
+def test_a_hang_up_that_nohup_ignores_stays_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGUSR2)
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+    try:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as `nohup` starts a command
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        stopping.install()
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGUSR1) is signal.getsignal(signal.SIGTERM)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@pytest.mark.skipif(shutil.which("setsid") is None, reason="needs util-linux's setsid")
+def test_a_terminal_that_hangs_up_stops_the_command_as_sigterm_does(tmp_path: Path) -> None:
+    """An ssh session closed under a running command: SIGHUP, and every write to its terminal
+    fails with EIO. The command died at once (SIGHUP's default action); stopping as on SIGTERM,
+    it then ended in an EIO traceback, status 1. Now the stop ends as any stop does."""
+    run = tmp_path / "run"
+    prepared_store(run, poems=4).close()
+    responder = HeldAfter(2)
+    terminal, command_side = os.openpty()
+    with OpenAIServer(responder, api_key=TEST_KEY) as server:
+        environment = {
+            **os.environ,
+            TEST_KEY_ENV: TEST_KEY,
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+        }
+        args = ["generate", "--run", str(run), "--models", "remote-test", "--limit", "4"]
+        # setsid -c: a session of its own whose controlling terminal is this one, as ssh gives
+        process = subprocess.Popen(
+            ["setsid", "-c", sys.executable, "-m", "poemetric", *args, "--no-progress"],
+            env=environment, cwd=tmp_path, stdin=command_side, stdout=command_side,
+            stderr=command_side, text=True,
+        )  # fmt: skip
+        os.close(command_side)
+
+        def answered() -> bool:
+            while select.select([terminal], [], [], 0)[0]:  # read it: no write of it blocks
+                try:
+                    os.read(terminal, 65536)
+                except OSError:
+                    break
+            return ok_rows(run) == 2 and len(server.generation_requests) == 4
+
+        wait_for(answered, process)
+        os.close(terminal)  # the session ends: the terminal hangs up
+        responder.release.set()
+        process.wait(timeout=60)
+    assert process.returncode == 128 + signal.SIGHUP
+    assert ok_rows(run) == 4  # the two in flight were stored
+    with RunStore(run) as store:
+        assert store.count("leases") == 0
+
+
+def test_the_same_sigterm_delivered_twice_is_one_stop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scheduler's SIGTERM reaches every process of the job, make among them, and make
+    passes the one it gets on to poemetric: the two arrived together and the second was taken
+    for "a second SIGTERM stopped it at once", dropping the answers in flight (paid for)."""
+    import asyncio
+
+    from poemetric.runner import stopping
+
+    monkeypatch.setattr(stopping, "_state", stopping._State())
+    previous = signal.getsignal(signal.SIGTERM)
+    stopping.install()
+    stored: list[str] = []
+
+    async def stage() -> None:
+        assert stopping.starting_call()  # one request in flight
+        os.kill(os.getpid(), signal.SIGTERM)  # the scheduler's
+        os.kill(os.getpid(), signal.SIGTERM)  # make's
+        await asyncio.sleep(0.05)  # a second stop would cancel the stage here
+        assert not stopping.abandoned()  # still waiting for the answer in flight
+        stored.append("the answer")
+        stopping.call_done()
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            stopping.run(stage())
+        assert stored == ["the answer"]
+        assert "second" not in stopping.dropped_requests()[1]
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -63,11 +63,13 @@ def test_rhyme_pattern_is_normalised_and_validated() -> None:
             Poem.model_validate(poem_row(rhyme_pattern=bad))
 
 
-@pytest.mark.parametrize("missing", ["None", "none", "NULL", "nan", "NA"])
+@pytest.mark.parametrize("missing", ["None", "none", "NULL", "nan", "NA", "unknown", "N/A"])
 def test_a_word_for_a_missing_rhyme_pattern_is_refused(missing: str) -> None:
     """Upper-cased, `None` is letters: it was read as the scheme N-O-N-E (a human limerick then
     failed its own rhyme check, 0.33, "lines 1 and 3 should rhyme (N)") and sent to every model
-    as "Rhyme scheme: NONE."."""
+    as "Rhyme scheme: NONE.". `unknown`, which the prompt leaves out as a missing value, was
+    still read as the scheme UNKNOWN: the model was told no scheme and checked against that
+    one (the human limerick itself 0.0 of 2 required rhymes)."""
     with pytest.raises(ValueError, match=r"a word for a missing value.*leave the cell empty"):
         Poem.model_validate(poem_row(rhyme_pattern=missing))
 

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli.app import app
 from poemetric.data import PoemForm, load_dataset
-from poemetric.form.checker import normalize_form
+from poemetric.form_names import normalize_form
 
 COLUMNS = ["form", "title", "author", "content", "meter_pattern", "rhyme_pattern", "theme"]
 POEM = "A cat on the mat\nSat flat as a hat\nAnd that was that."

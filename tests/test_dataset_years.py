@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_dataset import poem_row
+from test_dataset import poem_row, write_csv
 
-from poemetric.data import Poem, validate_file
+from poemetric.data import Poem, load_dataset, validate_file, write_dataset
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,16 @@ def test_a_range_that_ends_before_it_begins_is_refused(tmp_path: Path) -> None:
     assert [str(issue) for issue in report.issues] == [
         f"{path}:1: year: bad year '1851-1850': the range ends before it begins; write 1850-1851"
     ]
+
+
+def test_columns_named_as_the_year_fields_are_ignored_as_the_loader_says(tmp_path: Path) -> None:
+    """`year_range` and `author_dates` are made from the `year` cell. A file's own columns of
+    those names were warned "ignored" yet read, unchecked: `year_range` `c. 1850` was written
+    back by `write_dataset` as the year, and the written file was refused ("bad year")."""
+    row = {**poem_row(year="1850"), "year_range": "c. 1850", "author_dates": "1800-1870"}
+    path = write_csv(tmp_path / "poems.csv", [row])
+    assert any("ignored columns" in w and "'year_range'" in w for w in validate_file(path).warnings)
+    (poem,) = load_dataset(path).poems
+    assert (poem.year, poem.year_range, poem.author_dates) == (1850, None, None)
+    written = write_dataset([poem], tmp_path / "again.csv")
+    assert [p.year for p in load_dataset(written).poems] == [1850]

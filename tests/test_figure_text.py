@@ -13,12 +13,17 @@ from matplotlib.text import Text
 from poemetric.analysis import Recipe, render_figures
 from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import HUMAN_AUTHOR, load_run_data
+from poemetric.analysis.experts import load_expert_ratings
 from poemetric.analysis.figure_checks import text_problems
 from poemetric.analysis.labels import run_labels
 from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS, FigureSpec
 from poemetric.analysis.selection import select_authors
-from poemetric.analysis.synthetic import build_synthetic_run, paper_scale_run
+from poemetric.analysis.synthetic import (
+    build_synthetic_run,
+    paper_scale_run,
+    write_synthetic_experts,
+)
 from poemetric.providers.base import ModelSpec
 from poemetric.store import RunStore
 from poemetric.store.models import record_models
@@ -232,6 +237,24 @@ def test_long_names_do_not_stack_a_one_column_figure_a_page_tall(few_authors_run
             assert drawing.figure.get_figheight() < 4.0, kind
             assert text_problems(drawing.figure) == [], kind
             plt.close(drawing.figure)
+
+
+def test_a_long_judge_name_beside_the_experts_wraps_its_legend_at_acl_width(
+    few_authors_run: Path, tmp_path: Path
+) -> None:
+    """Figs. 6-8's legend was one row whatever its names: the local judge's 'Qwen/Qwen2.5-72B-
+    Instruct (local)' beside 'Human experts (4)' ran off both sides of ACL's 3.03 in column.
+    It now takes as many rows as it needs."""
+    with RunStore(few_authors_run, create=False) as store, figure_style():
+        ratings = write_synthetic_experts(store, tmp_path / "experts.csv", authors=FEW_AUTHORS,
+                                          experts=4)  # fmt: skip
+        ctx = FigureContext(load_run_data(store), judge="local-openai", width=3.03,
+                            labels=run_labels(store), experts=load_expert_ratings(ratings, store))  # fmt: skip
+        drawing = FIGURE_KINDS["dimension_bars"][0](ctx, group="basic")
+    legend = [t.get_text() for t in drawing.figure.legends[0].get_texts()]
+    assert legend == ["Judge: Qwen/Qwen2.5-72B-Instruct (local)", "Human experts (4)"]
+    assert text_problems(drawing.figure) == []
+    plt.close(drawing.figure)
 
 
 def test_the_paper_fig_5_keeps_two_panels_a_row_at_one_column(

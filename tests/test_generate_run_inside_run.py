@@ -63,6 +63,27 @@ def test_from_inside_a_run_without_run(demo_run: Path, monkeypatch: pytest.Monke
     assert not Path("runs").exists()
 
 
+def test_from_a_folder_inside_a_run_without_run(
+    demo_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From `runs/demo/analysis` the default `runs/default` was searched up to `.` only (a
+    relative path's parents end there): `generate` made runs/demo/analysis/runs/default, a run
+    inside the run, and `analyze` named no run."""
+    (demo_run / "analysis").mkdir()
+    monkeypatch.chdir(demo_run / "analysis")
+    code, output = _invoke("generate", "--models", "markov", "--limit", "1")
+    assert code == 2, output
+    assert (
+        "--run runs/default is inside the run .. (the folder that holds its poemetric.sqlite)"
+    ) in output
+    assert "`poemetric generate --run .. --dataset demo`" in output
+    assert "such as --run ../../demo-analysis-runs-default" in output
+    assert not Path("runs").exists()
+    code, output = _invoke("analyze")
+    assert code == 2, output
+    assert "the folder .. above it is a run: --run .." in output
+
+
 def test_demo_inside_a_run_is_refused(demo_run: Path) -> None:
     code, output = _invoke("demo", "--run", "runs/demo/sub")
     assert code == 2, output

@@ -118,6 +118,24 @@ def test_non_poems_are_not_sent_and_counted(
     assert [r["error"].split(":")[0] for r in skipped] == ["empty", "refusal"]
 
 
+def test_the_line_on_non_poems_names_every_reason_they_are_skipped_for() -> None:
+    """The line said "(empty or a refusal)" of poems the judge was not sent for being a single
+    line or not in Latin script too (`poemetric.screening`): a run of one-line answers read
+    "4 answers are not poems (empty or a refusal)", their rows "a single line, not a poem"."""
+    from rich.console import Console
+
+    from poemetric.runner.report import ModelReport, StageReport
+    from poemetric.runner.stage_problems import render_problems
+
+    console = Console(record=True, width=200)
+    report = StageReport("judge", models=[ModelReport("j", "openai", jobs=4, not_sent=4)])
+    render_problems(report, console)
+    assert (
+        "j: 4 answers are not poems (empty, a refusal, a single line or not in Latin script): "
+        "stored as not judged, not sent."
+    ) in console.export_text()
+
+
 def test_judge_file_template_and_a_second_template_is_refused(
     tmp_path: Path, user_model: Callable[..., Path]
 ) -> None:

@@ -59,6 +59,7 @@ SHARED = frozenset(
         "progress_lines",
         "agreement_defaults",
         "form_defaults",  # the form check's pass threshold, named by analysis captions
+        "form_names",  # spellings of the form names, read by the checker and the dataset loader
     }
 )
 #: The top level: wires stages together; nothing below imports it.

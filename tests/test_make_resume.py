@@ -4,6 +4,7 @@ make's variables. It names the make command now, with VENV= when make ran anothe
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -144,3 +145,48 @@ def test_no_judge_lists_the_judges_with_every_folder_they_come_from(tmp_path: Pa
     line = next(x for x in result.output.splitlines() if x.startswith("Available judges"))
     assert line.startswith("Available judges (files in ") and str(mine) in line, line
     assert ", my-judge," in line or line.endswith(", my-judge"), line
+
+
+def test_sigterm_to_make_stops_poemetric_and_make_waits_for_it(tmp_path: Path) -> None:
+    """`kill MAKE_PID` (`nohup make generate ... &`, a scheduler signalling the job's shell):
+    make passes SIGTERM to its child alone, which was the /bin/sh running poemetric. The shell
+    died, make exited 143 at once and poemetric went on calling the provider, orphaned, with
+    no word in the log. The recipe execs poemetric now: it gets the signal, stops as after any
+    SIGTERM, and make's status is its own."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    held = HeldAfter(2)
+    with OpenAIServer(held, api_key=TEST_KEY) as server:
+        env = {
+            **os.environ,
+            TEST_KEY_ENV: TEST_KEY,
+            "POEMETRIC_GENERATORS_DIR": str(model_dir(tmp_path, server.base_url)),
+            "POEMETRIC_STOP_GRACE": "0.5",
+        }
+        log = tmp_path / "make.log"
+        args = ["make", "-s", *KEEP_VENV, f"VENV={venv}", "generate", f"RUN={tmp_path / 'run'}",
+                "MODELS=remote-test", "LIMIT=4", "ARGS=--no-progress"]  # fmt: skip
+        with log.open("w") as handle:
+            process = subprocess.Popen(
+                args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, text=True,
+                stdin=subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.generation_requests) < 3 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)  # make alone, as `kill PID` does
+            # make ends by the signal once its child has (the shell, `sacct`: 143)
+            assert process.wait(timeout=60) == -signal.SIGTERM
+            output = log.read_text()
+            assert "Interrupted by SIGTERM" in output, output
+            assert "Resume with:\n  make generate" in output, output
+            with pytest.raises(ProcessLookupError):  # nothing of the job is left running
+                os.killpg(process.pid, 0)
+        finally:
+            held.release.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)

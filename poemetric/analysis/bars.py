@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.ticker import FuncFormatter
 
 from poemetric.analysis.context import FigureContext
@@ -355,8 +357,23 @@ def draw_grid(ctx: FigureContext, panels: Sequence[Panel], *, value_label: str,
                 found.setdefault(name, handle)
         handles, names = list(found.values()), list(found)
         if handles:
-            grid.figure.legend(handles, names, loc="outside upper center", ncols=len(handles))
+            grid.figure.legend(handles, names, loc="outside upper center",
+                               ncols=legend_columns(names, ctx.width))  # fmt: skip
     return grid.figure
+
+
+def legend_columns(names: Sequence[str], width_in: float) -> int:
+    """The entries a row of a legend holds: all of them where they fit the width, else as many
+    as fit (the local judge's name beside "Human experts (7)" ran off both sides of a 3.03 in
+    column in one row)."""
+    size = FontProperties(size=plt.rcParams["legend.fontsize"]).get_size_in_points()
+    em_in = size / 72
+    handle = (plt.rcParams["legend.handlelength"] + plt.rcParams["legend.handletextpad"]) * em_in
+    gap = plt.rcParams["legend.columnspacing"] * em_in
+    entries = [measured_width_in(name, size) + handle for name in names]
+    if sum(entries) + gap * (len(entries) - 1) <= width_in:
+        return len(names)
+    return max(1, int((width_in + gap) // (max(entries) + gap)))
 
 
 def summary_frame(frame: pd.DataFrame, mean: str, low: str, high: str) -> pd.DataFrame:

@@ -112,9 +112,12 @@ def dimension_bars(ctx: FigureContext, group: ScoreGroup = "all", dimensions: Di
             "(`judge_poems: all` draws the judge over every poem)"
         )
     authors = ctx.ordered(scores["author"])
+    # "Judge: Gemini-2.5-Pro", not "Gemini-2.5-Pro": the paper's judge is one of its authors too,
+    # and its name beside a blue swatch read as that author's bars.
+    judge_legend = f"Judge: {ctx.judge_label}" if ctx.judge else "LLM judge"
     panels = []
     for key in keys:
-        judge_series = Series(_by_author(scores, key), label=ctx.judge_label,
+        judge_series = Series(_by_author(scores, key), label=judge_legend,
                               colour=SINGLE_LLM_COLOUR if experts is not None else None)  # fmt: skip
         series = [judge_series]
         if experts is not None:

@@ -19,7 +19,7 @@ from poemetric.analysis.heatmaps import (
 )
 from poemetric.analysis.imagery import imagery_counts
 from poemetric.analysis.lexical import opening_words, top_words
-from poemetric.analysis.plotting import Drawing, label_width_in
+from poemetric.analysis.plotting import Drawing, counted_poems, label_width_in
 from poemetric.text.plural import counted
 
 #: Every word (opening word, image) of each author: the words shown are ranked by their mean
@@ -83,8 +83,13 @@ def _shown(spec: HeatmapSpec, k: int) -> str:
 
 
 def _authors_note(ctx: FigureContext) -> str:
+    """`31 authors (Human, ...), 22 poems each`: a cell's share is of that author's poems (or
+    their words), and 1 of 16 poems (6.25%) reads otherwise than 1 of 160."""
+    poems = ctx.generations["author"].value_counts().reindex(ctx.authors, fill_value=0)
+    each = " each" if len(ctx.authors) > 1 else ""
     return (
         f"{counted(len(ctx.authors), 'author')} ({', '.join(ctx.labels.author_list(ctx.authors))})"
+        f", {counted_poems(poems.tolist())}{each}"
     )
 
 
@@ -126,8 +131,8 @@ def imagery_figure(ctx: FigureContext, k: Count = 15) -> Drawing:
     """Paper Fig. 11 (right): the images (App. F lexicon) most authors use, by author."""
     spec = _imagery_spec(ctx, k)
     caption = (
-        f"The {_shown(spec, k)} most used images over {_authors_note(ctx)} (nouns of the imagery "
-        "lexicon, docs/analysis.md; plurals folded); cells: % of each author's poems that use "
+        f"The {_shown(spec, k)} most used images (nouns of the imagery lexicon, docs/analysis.md; "
+        f"plurals folded) over {_authors_note(ctx)}; cells: % of each author's poems that use "
         "the image." + unprinted_values_note(spec, ctx.width, WIDER) + ctx.not_poems_sentence()
     )
     return Drawing(_figure(ctx, spec), caption)

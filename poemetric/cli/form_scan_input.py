@@ -51,8 +51,9 @@ def _one_poem(file: str, suffix: str | None, text: str = "") -> None:
 def _known_form(form: str) -> None:
     """Refuse an unknown `--form` before reading the poem: `error: ...` naming the forms the
     checker knows and the closest one (a typo like `sonet` scanned the whole poem first)."""
-    from poemetric.form.checker import known_forms_note, normalize_form
+    from poemetric.form.checker import known_forms_note
     from poemetric.form.forms import RULES
+    from poemetric.form_names import normalize_form
 
     key = normalize_form(form)
     if key not in RULES:

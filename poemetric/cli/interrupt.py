@@ -31,8 +31,9 @@ STOPPING_HELP = (
     "stored first, for at most POEMETRIC_STOP_GRACE seconds (default 20); a second one stops at "
     "once. Exit status: 0 every job stored; 1 jobs left undone (error rows, a model that cannot "
     "run, --max-cost): run the same command again; 2 unusable input, nothing done; 130 / 143 "
-    "stopped by Ctrl-C / SIGTERM; 141 the reader of its output went away (`| head`): what was "
-    "answered is stored, the same command again does the rest. See docs/running.md."
+    "stopped by Ctrl-C / SIGTERM (SIGHUP, SIGUSR1: 129, 138); 141 the reader of its output "
+    "went away (`| head`): what was answered is stored, the same command again does the rest. "
+    "See docs/running.md."
 )
 
 

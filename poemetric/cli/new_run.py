@@ -106,9 +106,11 @@ def run_inside_run(run: Path, command: str = "generate") -> str | None:
         go_on = stage_command("generate", above, dataset=dataset)
     option = "RUN=" if run_by_make() else "--run "
     # A folder beside the run above, named after both (`runs/demo-analysis`); where that run is
-    # the current folder (`.`), beside it is `../NAME-...`.
-    name = "-".join([Path(os.path.abspath(above)).name, *run.relative_to(above).parts])
-    beside = (above.parent if above.name else Path("..")) / name
+    # the current folder (`.`) or above it (`..`), beside it is `../NAME-...` (`../../`).
+    outer = Path(os.path.abspath(above))
+    inner = Path(os.path.abspath(run)).relative_to(outer)
+    name = "-".join([outer.name, *inner.parts])
+    beside = (outer.parent if above.is_absolute() else Path(os.path.relpath(outer.parent))) / name
     return (
         f"{option}{run} is inside the run {above} (the folder that holds its {DB_NAME}): a new "
         f"run there would be a run inside that run. To go on with that run: `{go_on}`; for a "

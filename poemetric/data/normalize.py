@@ -12,10 +12,14 @@ from poemetric.data.text_files import newlines
 _RHYME_PATTERN = re.compile(r"[A-Z]+( [A-Z]+)*")
 #: A letter with a refrain's number or prime (a villanelle's `A1`, `A2`), as the form checker reads.
 _REFRAIN = re.compile(r"[A-Z][0-9'′¹²³⁴]+")
-#: Words that a spreadsheet or a script writes for a missing value (`str(None)`, pandas' `nan`,
-#: SQL's `NULL`): upper-cased they are letters, and were read as a scheme (`NONE`: lines 1 and 3
-#: rhyme), failing the human poem's own rhyme check and sent to every model as its scheme.
-_MISSING_VALUE_WORDS = frozenset({"NONE", "NULL", "NIL", "NAN", "NA"})
+#: What a spreadsheet or a script writes in a cell for a missing value (`str(None)`, pandas'
+#: `nan`, SQL's `NULL`, a spreadsheet's `N/A` or `-`), lower-cased. The prompt leaves such a
+#: metre or theme out, and a rhyme pattern is refused: upper-cased, `NONE` or `UNKNOWN` is
+#: letters, read as a scheme (`NONE`: lines 1 and 3 rhyme) that failed the human poem's own
+#: rhyme check, while the prompt said nothing of a rhyme scheme.
+MISSING_VALUE_WORDS = frozenset(
+    {"none", "null", "nil", "nan", "n/a", "na", "-", "–", "—", "/", "unknown"}
+)
 
 
 #: Unicode's other line breaks, which a text pasted from a word processor or a web page may hold
@@ -41,10 +45,10 @@ def normalize_rhyme_pattern(pattern: str) -> str | None:
     cleaned = " ".join(pattern.split()).upper()
     if not cleaned:
         return None
-    if cleaned in _MISSING_VALUE_WORDS:
+    if cleaned.lower() in MISSING_VALUE_WORDS:
         raise ValueError(
-            f"bad rhyme pattern {pattern!r}: a word for a missing value, which would be read "
-            "as the letters of a rhyme scheme; leave the cell empty for a poem without one"
+            f"bad rhyme pattern {pattern!r}: a word for a missing value, not a rhyme scheme; "
+            "leave the cell empty for a poem without one"
         )
     if not _RHYME_PATTERN.fullmatch(cleaned) or not cleaned.isascii():
         bare = _without_refrain_numbers(cleaned)

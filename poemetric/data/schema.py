@@ -22,6 +22,7 @@ from poemetric.data.normalize import (
 from poemetric.data.poem_ids import derive_poem_id
 from poemetric.data.text_files import newlines
 from poemetric.data.years import read_year, split_year
+from poemetric.form_names import normalize_form
 from poemetric.suggest import close_names
 
 
@@ -49,10 +50,7 @@ class PoemForm(StrEnum):
         except ValueError:
             pass
         # The checker's own reading of a form, so that a file `form check` checks is one the
-        # dataset reads (it refused `Sonnets`); imported only here, for a name that is not one
-        # of the seven as it stands, since importing the checker takes about a second.
-        from poemetric.form.checker import normalize_form
-
+        # dataset reads (it refused `Sonnets`).
         try:
             return cls(normalize_form(cleaned))
         except ValueError:
@@ -129,6 +127,10 @@ ID_COLUMNS: tuple[str, ...] = ("poem_id", "id")
 OUTPUT_COLUMNS: tuple[str, ...] = ("poem_id", *POEMETRIC_COLUMNS)
 #: Every column the loader understands; other columns are reported as ignored.
 KNOWN_COLUMNS: frozenset[str] = frozenset((*OUTPUT_COLUMNS, "id", "link"))
+#: Fields made from the `year` cell (`years.split_year`), not read from a column of their name:
+#: the loader warned such a column ignored, yet read a `year_range` column unchecked, which
+#: `write_dataset` then wrote as the year (`c. 1850`, refused on the next read).
+YEAR_FIELDS: tuple[str, ...] = ("author_dates", "year_range")
 
 _EXPLICIT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:+-]*")
 _ID_RULE = (

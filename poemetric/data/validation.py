@@ -19,6 +19,7 @@ from poemetric.data.schema import (
     KNOWN_COLUMNS,
     POEMETRIC_COLUMNS,
     REQUIRED_COLUMNS,
+    YEAR_FIELDS,
     Poem,
     PoemForm,
 )
@@ -242,7 +243,8 @@ def _check_records(table: RawTable, report: ValidationReport) -> None:
             report.issues.append(ValidationIssue(file, record.line, None, reason, unit=table.unit))
             continue
         try:
-            poem = Poem.model_validate(record.values)
+            read = {k: v for k, v in record.values.items() if k not in YEAR_FIELDS}
+            poem = Poem.model_validate(read)
         except ValidationError as error:
             problems = _issues_from_error(error, record.values, missing_headers, id_column)
             for bad_column, reason in problems:

@@ -51,27 +51,13 @@ from poemetric.form.parsing import (
 from poemetric.form.partial_rhymes import PREFIX as PARTIAL_PREFIX
 from poemetric.form.partial_rhymes import partial_rhyme_finding
 from poemetric.form_defaults import DEFAULT_THRESHOLD
+from poemetric.form_names import normalize_form
 
 #: Bump when a change can alter any verdict; the pipeline stage re-checks rows of older versions.
 #: A check records it with its user lexicon's digest, if any (`user_lexicon.recorded_version`).
 CHECKER_VERSION = "form-2.14"
 #: Inputs longer than this many characters are cut before parsing (time and memory bound).
 MAX_CHARS = 200_000
-
-#: Spellings of the known forms. "Ballade" is not here: it is the French fixed form, not a
-#: spelling of "ballad" (poemetric.form.extra_forms).
-_FORM_ALIASES = {
-    "ghazel": "ghazal",
-    "sonnets": "sonnet",
-    "ballads": "ballad",
-    "limericks": "limerick",
-    "villanelles": "villanelle",
-    "sestinas": "sestina",
-    "pantoums": "pantoum",
-    "ghazals": "ghazal",
-    "double-sestina": "double sestina",
-    "ballades": "ballade",
-}
 
 
 class Issue(BaseModel):
@@ -148,11 +134,6 @@ def relax_collector() -> tuple[int, int, int]:
     gc.freeze()
     gc.set_threshold(max(threshold[0], 50_000), max(threshold[1], 20), max(threshold[2], 100))
     return threshold
-
-
-def normalize_form(form: str) -> str:
-    key = " ".join(form.strip().lower().split())
-    return _FORM_ALIASES.get(key, key)
 
 
 def _error(

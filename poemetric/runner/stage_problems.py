@@ -87,7 +87,8 @@ def render_problems(report: StageReport, console: Console) -> None:
         if m.not_sent:
             console.print(
                 f"{m.model}: {counted(m.not_sent, 'answer')} "
-                f"{plural(m.not_sent, 'is not a poem', 'are not poems')} (empty or a refusal): "
+                f"{plural(m.not_sent, 'is not a poem', 'are not poems')} (empty, a refusal, a "
+                "single line or not in Latin script): "
                 "stored as not judged, not sent.",
                 highlight=False,
             )

@@ -3,13 +3,15 @@ it paid for.
 
 `install()` (the command line's entry point) makes SIGTERM stop any command the way Ctrl-C does:
 files written under a temporary name are not left behind, worker processes are shut down, job
-leases are released, and the exit status is 143 (128 + 15) instead of 130.
+leases are released, and the exit status is 143 (128 + 15) instead of 130. SIGHUP, SIGUSR1 and
+SIGUSR2 (`ALSO_STOPPING`) do what SIGTERM does, with their own names and statuses (129, 138, 140).
 
 While a stage's calls run (`run`), the first Ctrl-C or SIGTERM does not cancel the requests in
 flight: no new request starts, those in flight are let finish and are stored (for at most
 `grace_s()` seconds: `POEMETRIC_STOP_GRACE`, default 20, under SLURM's default 30 s before
 SIGKILL), and then the stage stops. So a resumed run pays for none of them again. A second
-signal (either) stops at once; a third, should the stage not unwind, raises KeyboardInterrupt
+signal (either) stops at once, but for the first one again within `REPEAT_WINDOW_S` (not
+Ctrl-C): that is one stop delivered twice; a third, should the stage not unwind, raises KeyboardInterrupt
 wherever it lands. Outside a stage's calls Ctrl-C behaves as Python's default (and SIGTERM the
 same way); Ctrl-C is taken over during a stage only from the command line (`install()`) and
 only where it is not ignored (a command started with `&` by a script).
@@ -26,6 +28,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -38,6 +41,11 @@ if TYPE_CHECKING:  # asyncio is imported when a stage runs: `form check` starts 
 
 GRACE_ENV = "POEMETRIC_STOP_GRACE"
 DEFAULT_GRACE_S = 20.0
+#: The stop signal again this soon is the same stop delivered twice, not a second one (which
+#: drops the calls in flight): make passes the SIGTERM it gets on to poemetric, which a
+#: scheduler's SIGTERM to every process of the job (or `kill -TERM -PGID`) has reached already.
+#: Ctrl-C is a person's, and a second one is meant.
+REPEAT_WINDOW_S = 1.0
 
 T = TypeVar("T")
 
@@ -45,6 +53,8 @@ T = TypeVar("T")
 class _State:
     #: The first stop signal received (SIGTERM at any time, Ctrl-C during a stage), or None.
     received: int | None = None
+    #: When it was received (time.monotonic()).
+    received_at: float = 0.0
     #: The stage whose calls are running now, or None.
     active: _Drain | None = None
     #: Whether `install()` ran: a stage then lets Ctrl-C's calls in flight finish too.
@@ -69,11 +79,23 @@ def abandoned() -> bool:
     return _abandoned.is_set()
 
 
+#: Stopped as SIGTERM stops a command: a hang-up (the ssh session or terminal gone) and the
+#: user signals, which SLURM sends ahead of a time limit (`--signal=B:USR1@60`, `scancel
+#: --signal=USR1`). Their default action ended Python at once: the answers in flight (paid
+#: for) were lost, the job leases kept, nothing said. One that is ignored stays ignored (nohup
+#: ignores SIGHUP).
+ALSO_STOPPING = ("SIGHUP", "SIGUSR1", "SIGUSR2")
+
+
 def install() -> None:
-    """Make SIGTERM stop this process cleanly, and Ctrl-C let a stage's calls in flight finish
-    (see the module's doc). Main thread only."""
+    """Make SIGTERM (and SIGHUP, SIGUSR1, SIGUSR2 unless ignored) stop this process cleanly,
+    and Ctrl-C let a stage's calls in flight finish (see the module's doc). Main thread only."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_signal)
+        for name in ALSO_STOPPING:
+            signum = getattr(signal, name, None)  # none of them on Windows
+            if signum is not None and signal.getsignal(signum) is signal.SIG_DFL:
+                signal.signal(signum, _on_signal)
         _state.installed = True
 
 
@@ -83,14 +105,16 @@ def received() -> int | None:
 
 
 def by_signal() -> str:
-    """' by SIGTERM' (for "Interrupted by SIGTERM.") after a stop by a signal other than Ctrl-C;
+    """' by SIGTERM' (for "Interrupted by SIGTERM."; ' by SIGUSR1'...) after a stop by a signal
+    other than Ctrl-C;
     '' after Ctrl-C or when no signal was received."""
     signum = _state.received
     return "" if signum in (None, signal.SIGINT) else f" by {signal.Signals(signum).name}"
 
 
 def exit_status(signum: int | None) -> int:
-    """The shell's status for a process stopped by `signum` (130 for Ctrl-C, 143 for SIGTERM)."""
+    """The shell's status for a process stopped by `signum` (130 for Ctrl-C, 143 for SIGTERM,
+    129 SIGHUP, 138 SIGUSR1, 140 SIGUSR2)."""
     return 128 + (signum or signal.SIGINT)
 
 
@@ -101,13 +125,49 @@ def grace_s() -> float:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if signum == getattr(signal, "SIGHUP", None):
+        _leave_a_hung_up_terminal()
+    now = time.monotonic()
+    if (
+        signum == _state.received
+        and signum != signal.SIGINT
+        and now - _state.received_at < REPEAT_WINDOW_S
+    ):
+        return  # the same stop, delivered twice (make's SIGTERM and the scheduler's)
     if _state.received is None:
-        _state.received = signum
+        _state.received, _state.received_at = signum, now
     drain = _state.active
     if drain is not None:
         drain.on_signal(signum)
         return
     raise KeyboardInterrupt  # outside a stage's calls: stop as Ctrl-C does
+
+
+def _leave_a_hung_up_terminal() -> None:
+    """Point stdout and stderr at /dev/null where they are a terminal that hung up (its ssh
+    session closed): every write to one fails with EIO, which ended the stop in a traceback
+    nobody saw, with status 1 instead of the stop's. A SIGHUP sent with `kill` keeps them."""
+    import os
+    import select
+    import stat
+
+    devnull = None
+    try:
+        for fd in (1, 2):
+            try:
+                if not stat.S_ISCHR(os.fstat(fd).st_mode):  # isatty() is False once hung up
+                    continue
+                poller = select.poll()
+                poller.register(fd, select.POLLOUT)
+                if not any(event & select.POLLHUP for _, event in poller.poll(0)):
+                    continue
+                devnull = os.open(os.devnull, os.O_WRONLY) if devnull is None else devnull
+                os.dup2(devnull, fd)
+            except (OSError, ValueError, AttributeError):  # no poll (Windows), a closed fd
+                continue
+    finally:
+        if devnull is not None:
+            os.close(devnull)
 
 
 class _Drain:

@@ -110,10 +110,16 @@ def disk_failure(error: sqlite3.OperationalError) -> str | None:
 def run_above(path: Path, store_name: str) -> Path | None:
     """The nearest folder above `path` that is a run (it holds `store_name`), or None: the run
     meant by a `--run` inside it (`runs/x/analysis`, `runs/x/report/index.html`, or the default
-    `runs/default` from inside a run's folder)."""
+    `runs/default` from inside a run's folder, or from a folder inside one: `..`). A relative
+    `path` is searched up from the current folder too (its own `parents` end at `.`: from
+    `runs/x/analysis`, `generate` made a run inside the run) and the run is named relative to it."""
     try:
-        return next((d for d in path.parents if (d / store_name).is_file()), None)
-    except OSError:
+        absolute = Path(os.path.abspath(path))
+        found = next((d for d in absolute.parents if (d / store_name).is_file()), None)
+        if found is None or path.is_absolute():
+            return found
+        return Path(os.path.relpath(found))
+    except (OSError, ValueError):
         return None
 
 
