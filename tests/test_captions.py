@@ -21,12 +21,13 @@ from poemetric.store import stable_id
 
 
 @pytest.mark.parametrize(("method", "said"), [("t", "Student t"),
-                                              ("bootstrap", "percentile bootstrap")])  # fmt: skip
+                                              ("bootstrap", "2,000 resamples, seed 17")])  # fmt: skip
 def test_captions_name_the_interval(tmp_path: Path, method: str, said: str) -> None:
     """`analyze --ci bootstrap` changed the intervals of the judge tables while every table
-    still read "95% CI"; the form-check and lexical tables never said which intervals."""
+    still read "95% CI"; the form-check and lexical tables never said which intervals. A
+    bootstrap's seed (`--seed`) is named too: a paper's intervals can be drawn again."""
     with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
-        result = analyze_run(store, ci_method=method)  # type: ignore[arg-type]
+        result = analyze_run(store, ci_method=method, seed=17)  # type: ignore[arg-type]
     for name in ("dimension_scores", "dimension_scores_by_form", "group_scores"):
         assert said in result.caption(name), name
     for name in ("form_checks", "form_checks_by_form"):
@@ -53,16 +54,16 @@ def test_agreement_tables_promise_no_interval_they_do_not_print(
 ) -> None:
     """`analyze --bootstrap 0` printed agreement tables captioned "bootstrap 95% CIs" with
     headers "PAo [95% CI]" above cells without an interval; with resamples, the caption did not
-    say how many."""
+    say how many, nor the seed (`--seed`) that draws the same intervals again."""
     with build_synthetic_run(tmp_path / "run", poems_per_form=2) as store:
         experts = write_synthetic_experts(store, tmp_path / "experts.csv",
                                           authors=("human", "model-a"), experts=3)  # fmt: skip
-        analyze_run(store, experts=experts, n_boot=n_boot).write(tmp_path / "out")
+        analyze_run(store, experts=experts, n_boot=n_boot, seed=23).write(tmp_path / "out")
     for name in ("agreement", "agreement_experts"):
         caption, _, header, _, row, *_ = (tmp_path / "out" / f"{name}.md").read_text().splitlines()
         latex = (tmp_path / "out" / f"{name}.tex").read_text()
         if n_boot:
-            assert "percentile bootstrap over poems, 40 resamples" in caption, name
+            assert "percentile bootstrap over poems, 40 resamples, seed 23" in caption, name
             assert "widened where needed to contain the estimate" in caption, name
             assert "| PAo [95% CI] |" in header and re.search(r"\d \[-?\d", row), name
             assert "PAo [95\\% CI]" in latex

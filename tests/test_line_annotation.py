@@ -71,6 +71,7 @@ def test_sheets_hold_every_poem_blind_with_the_fixed_grades(
     assert parrot.repeats == [3]
     content = json.loads(data.read_text(encoding="utf-8"))
     assert content["kind"] == "line-fluency-coherence"
+    assert content["seed"] == 3  # the sheet says how it was drawn (`ghostwriting sheets --seed`)
     page = html.read_text(encoding="utf-8")
     assert "parrot" not in page and "human" not in page.lower().replace("human-", "")
     assert "repeats line 2: not coherent" in page and "first line: none" in page

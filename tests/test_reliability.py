@@ -84,7 +84,7 @@ def test_the_table_of_the_ten_items_keeps_every_estimate_whole_at_80_columns(
         assert any(kendall_tau in line for line in result.output.splitlines()), item
     flat = " ".join(result.output.split())
     assert "Pairwise statistics: gemini-2.5-pro against each other rater." in flat
-    assert "CIs: percentile bootstrap over units, 1000 resamples" in flat
+    assert "CIs: percentile bootstrap over units, 1000 resamples, seed 1" in flat
 
 
 def test_matches_reference_packages_on_random_ratings() -> None:

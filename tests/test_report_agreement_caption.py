@@ -56,9 +56,11 @@ def test_with_a_judge_the_caption_describes_both_tables(tmp_path: Path) -> None:
 
 def test_the_caption_says_the_intervals_contain_their_estimate(tmp_path: Path) -> None:
     """The intervals are widened to contain the estimate (docs/agreement.md): `QWK 0.444 [0.053,
-    0.444]` read as a tight upper side under a caption that said only "bootstrap intervals"."""
+    0.444]` read as a tight upper side under a caption that said only "bootstrap intervals". It
+    names the resamples and the seed (`report --seed`) that draw the same intervals again."""
     caption = " ".join(_caption(tmp_path, judge=True).split())
     assert (
-        "Brackets: 95% percentile bootstrap intervals over poems, widened where needed to contain "
+        "Brackets: 95% percentile bootstrap intervals over poems, 20 resamples, seed 0, widened "
+        "where needed to contain "
         "the estimate (a bound equal to it: the percentile bound fell on its other side)."
     ) in caption

@@ -106,6 +106,7 @@ def test_survey_cli_from_build_to_agreement_tables(tmp_path: Path) -> None:
     assert (
         "6 poems x 2 raters" in result.output and "by author: human 3, machine 3" in result.output
     )
+    assert "drawn with seed 2" in " ".join(result.output.split())  # how to draw it again
     again = runner.invoke(app, build)
     assert again.exit_code == 2 and again.stdout == ""
     assert again.stderr.startswith("error: survey 'experts' already exists")

@@ -56,6 +56,15 @@ class RunData:
         return sorted(self.judgments["judge"].unique())
 
 
+#: The order of the rows that `load_run_data` reads: by the dataset's order, the human original
+#: first, then each author's samples. Without it SQLite returns them in the order they were stored,
+#: which `merge` changes with the order of its sources, and the float sums of every mean with it.
+POEM_ORDER = (
+    f"p.position, g.prompt_id, g.author != '{HUMAN_AUTHOR}', g.author, g.sample_index, "
+    "g.generation_id"
+)
+
+
 def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     """Successful generations (with their prompt's form and human original), form checks and
     judgments, each joined with author and form. Failed rows are counted in `notes`. `judge`:
@@ -66,12 +75,13 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     judges, judge_notes = chosen_judges(store, judge) if judge else (None, [])
     notes = list(judge_notes)
     generations = pd.read_sql_query(
-        """
+        f"""
         SELECT g.generation_id, g.poem_id, g.prompt_id, g.author, g.sample_index, g.poem,
                g.extraction_notes, g.provider,
                p.form AS poem_form, p.title AS poem_title, p.imagery AS poem_imagery
         FROM generations g JOIN poems p ON p.poem_id = g.poem_id
         WHERE g.status = 'ok' AND g.poem IS NOT NULL
+        ORDER BY {POEM_ORDER}
         """,
         store.conn,
     )
@@ -91,7 +101,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     # data (`analyze`, `report`, `figures`) says it.
     notes += other_model_notes(store, stages=("generate",))
     form_checks = pd.read_sql_query(
-        """
+        f"""
         SELECT f.generation_id, g.author, g.poem_id, p.form AS poem_form, f.passed, f.meter_score,
                f.rhyme_score, f.form_score, f.error, p.position,
                json_extract(f.explanation, '$.errata') AS errata,
@@ -100,6 +110,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         JOIN generations g ON g.generation_id = f.generation_id
         JOIN poems p ON p.poem_id = g.poem_id
         WHERE g.status = 'ok'
+        ORDER BY {POEM_ORDER}
         """,
         store.conn,
     )
@@ -112,6 +123,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
         JOIN generations g ON g.generation_id = j.generation_id
         JOIN poems p ON p.poem_id = g.poem_id
         WHERE j.status = 'ok' AND g.status = 'ok' {judge_filter}
+        ORDER BY {POEM_ORDER}, j.judge, j.sample_index
         """,
         store.conn,
         params=params,

@@ -49,7 +49,8 @@ def judge_report(store: RunStore) -> pd.DataFrame:
     rows = pd.read_sql_query(
         "SELECT judge, generation_id, status, error, refusal, reasks, turns, overall_quality, "
         "cost_usd "
-        "FROM judgments",
+        # in one order whatever order the rows were stored in: the means and SDs are float sums
+        "FROM judgments ORDER BY judge, generation_id, sample_index",
         store.conn,
     )
     if rows.empty:

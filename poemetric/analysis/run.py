@@ -243,9 +243,9 @@ def analyze_run(
         if name in ghostwriting.tables:  # `ghostwriting_caption` says it
             continue
         if name in MEAN_TABLES:
-            note: str | None = interval_note(ci_method)
+            note: str | None = interval_note(ci_method, seed)
         elif name in AGREEMENT_TABLES:
-            note = agreement_interval_note(n_boot)
+            note = agreement_interval_note(n_boot, seed)
         else:
             note = FIXED_INTERVALS.get(name)
         if note:

@@ -112,12 +112,16 @@ FIXED_INTERVALS = {
 AGREEMENT_TABLES = ("agreement", "agreement_experts")
 
 
-def agreement_interval_note(n_boot: int) -> str:
+def agreement_interval_note(n_boot: int, seed: int) -> str:
     """What the agreement tables' intervals are, for a caption: with no resamples they have
-    none (the caption said "bootstrap 95% CIs" above cells without an interval)."""
+    none (the caption said "bootstrap 95% CIs" above cells without an interval). The seed is
+    named so that a reader can draw the same intervals again (`analyze --seed`)."""
     if n_boot <= 0:
         return "no CIs (0 bootstrap resamples)"
-    return f"intervals: percentile bootstrap over poems, {n_boot:,} resamples, {AGREEMENT_CLIPPED}"
+    return (
+        f"intervals: percentile bootstrap over poems, {n_boot:,} resamples, seed {seed}, "
+        f"{AGREEMENT_CLIPPED}"
+    )
 
 
 #: How the agreement intervals are made to hold their estimate (`docs/agreement.md`, "CIs"): the
@@ -129,10 +133,10 @@ AGREEMENT_CLIPPED = (
 )
 
 
-def interval_note(method: CIMethod) -> str:
+def interval_note(method: CIMethod, seed: int) -> str:
     """What the 95% CIs of the mean scores are, for a caption. A Student t interval is clipped
     to the 1-5 scale (`scores.LIKERT_DOMAIN`): two poems scored 1 and 5 have the t interval
     [-22.4, 28.4], printed [1.00, 5.00] under a caption that said only "Student t"."""
     if method == "t":
         return "intervals: Student t, clipped to the 1-5 scale"
-    return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples"
+    return f"intervals: percentile bootstrap over poems, {SCORE_BOOTSTRAP:,} resamples, seed {seed}"

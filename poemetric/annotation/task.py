@@ -81,6 +81,9 @@ class LineTask:
     items: list[LineItem]
     kind: str = LINE_TASK_KIND
     version: int = LINE_TASK_VERSION
+    #: `ghostwriting sheets --seed`, which drew the poems and their order: recorded so that the
+    #: sheet can be drawn again (None: a survey's lines, or a sheet stored before it was kept).
+    seed: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -91,7 +94,14 @@ class LineTask:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LineTask:
         items = [LineItem(**item) for item in data["items"]]
-        return cls(data["sheet_id"], data["created_at"], items, data["kind"], data["version"])
+        return cls(
+            data["sheet_id"],
+            data["created_at"],
+            items,
+            data["kind"],
+            data["version"],
+            data.get("seed"),
+        )
 
 
 def repeated_lines(lines: Sequence[str]) -> list[int]:
@@ -125,7 +135,7 @@ def build_line_task(
     rng.shuffle(chosen)
     items = line_items(chosen)
     sheet_id = stable_id("line-sheet", [item.generation_id for item in items], seed, length=10)
-    task = LineTask(sheet_id, utc_now(), items)
+    task = LineTask(sheet_id, utc_now(), items, seed=seed)
     store.set_meta(META_PREFIX + sheet_id, task.to_dict())
     return task
 

@@ -151,7 +151,8 @@ def report_tables(
         + (f"scale {scale}. " if scale else "no score on a scale (every rating N/A). ")
         + (f"Pairwise statistics: {plain(focus)} against each other rater. " if focus else "")
         + (
-            f"CIs: percentile bootstrap over units, {n_boot} resamples; per-item CIs: --format "
+            f"CIs: percentile bootstrap over units, {n_boot} resamples, seed "
+            f"{report.settings['seed']}; per-item CIs: --format "
             "json or csv."
             if n_boot
             else "No CIs (--bootstrap 0)."

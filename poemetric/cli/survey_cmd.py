@@ -129,7 +129,7 @@ def build(
         f"{total * per_poem} ratings by {len(summary.raters)} raters "
         f"({min(summary.loads.values())}-{max(summary.loads.values())} poems each"
         + (f", {counted(checks, 'attention check')} each" if checks else "")
-        + ")"
+        + f"), drawn with seed {seed}"  # the run keeps it too; a log of the command shows it
     )
     console.print("by author: " + ", ".join(f"{a} {n}" for a, n in summary.poems_by_author.items()))
     console.print("by form:   " + ", ".join(f"{f} {n}" for f, n in summary.poems_by_form.items()))

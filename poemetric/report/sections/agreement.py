@@ -22,6 +22,8 @@ def agreement(run: ReportRun) -> Section | None:
         by_expert=records(run, run.table("agreement_by_expert")),
         experts=int(run.experts["expert"].nunique()),
         poems=int(run.experts["generation_id"].nunique()),
+        resamples=f"{run.n_boot:,}" if run.n_boot > 0 else "",
+        seed=run.seed,
         clipped=AGREEMENT_CLIPPED,
     )
     return Section("agreement", "Agreement with experts", html)
