@@ -88,6 +88,7 @@ def test_a_judgment_pending_its_reask_is_no_parse_failure(
         # The judges table: judged 1, parse failures 0 (0%) and 1 pending a re-ask, call errors 0
         assert "remote-test 1 0 (0%); 1 pending a re-ask 0" in page
         assert "unparsable answer: " not in page  # no first error: the answer awaits a re-ask
+        assert '"x":"pending"' in page  # its card says so, not "No judgment (failed)"
 
         resume = start(tmp_path, run, env, "resumed.log")
         resumed_output = stopped(resume, tmp_path / "resumed.log")

@@ -193,7 +193,9 @@
     var judge = B.judges[judgment.j] || { label: "judge" };
     box.appendChild(el("h5", null, judge.label + (judgment.n ? " (sample " + (judgment.n + 1) + ")" : "")));
     if (judgment.x) {
-      var why = judgment.x === "not_judged" ? "Not judged (not a poem)" : "No judgment (failed)";
+      var why = { not_judged: "Not judged (not a poem)",
+                  pending: "Pending a re-ask (the next poemetric judge sends it)" }[judgment.x] ||
+        "No judgment (failed)";
       box.appendChild(el("p", "judgment-missing muted", why + (judgment.e ? ": " + judgment.e : "")));
       return box;
     }

@@ -15,7 +15,7 @@ from collections import Counter
 from typing import Any, NamedTuple
 
 from poemetric.analysis.data import HUMAN_AUTHOR, author_order
-from poemetric.judge.pending import judge_clause
+from poemetric.judge.pending import is_pending, judge_clause, reask_limits
 from poemetric.questionnaire import COMMENTS, DIMENSION_KEYS, DIMENSIONS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
@@ -93,6 +93,7 @@ class _PoemCards:
         for position, prompt_id in enumerate(generations["prompt_id"].tolist()):
             self.rows.setdefault(prompt_id, []).append(position)
         self.judge_filter, self.chosen = judge_clause(run.data.chosen_judges, "j.judge")
+        self.reask_limits = reask_limits(run.store)
 
     def _checks(self, prompt_id: str) -> dict[str, dict[str, Any]]:
         return {r["generation_id"]: _check(r) for r in self.run.store.query(
@@ -107,7 +108,8 @@ class _PoemCards:
             # CROSS JOIN: the prompt's generations first, then their judgments by the unique
             # index; with --judge's `judge IN` SQLite took the judge's index, and read every
             # judgment of the judge for each prompt
-            f"SELECT j.generation_id, j.judge, j.sample_index, j.status, j.error, {columns} "
+            f"SELECT j.generation_id, j.judge, j.sample_index, j.status, j.error, j.reasks, "
+            f"{columns} "
             "FROM generations g CROSS JOIN judgments j ON j.generation_id = g.generation_id "
             "WHERE g.prompt_id = ? "
             f"{self.judge_filter} ORDER BY j.judge, j.sample_index",
@@ -118,6 +120,9 @@ class _PoemCards:
             if r["status"] == "ok":
                 judgment["v"] = [r[k] for k in DIMENSION_KEYS]
                 judgment["c"] = [r[k] or "" for k in comment_keys]
+            elif is_pending(r["judge"], r["status"], r["error"], int(r["reasks"] or 0),
+                            self.reask_limits):  # fmt: skip
+                judgment["x"] = "pending"  # not failed: the next `judge` sends its re-ask
             else:  # a card without it read as if the judge had never seen the poem
                 judgment["x"] = r["status"]
                 judgment["e"] = r["error"] or ""
@@ -127,8 +132,8 @@ class _PoemCards:
     def of(self, prompt_id: str) -> list[dict[str, Any]]:
         """The prompt's poems by author and sample, each `a` (author), `s` (sample), `t`
         (text), `c` (its form check or None) and `j` (judgments: each `j` judge, `n` sample,
-        `v` scores and `c` comments, or for one not made `x` its status, `not_judged` or
-        `error`, and `e` its error); after them in that order a failed generation's card: `t`
+        `v` scores and `c` comments, or for one not made `x` its status, `not_judged`,
+        `error` (and `e` its error) or `pending` (an unparsable answer awaiting its re-ask)); after them in that order a failed generation's card: `t`
         empty, `x` its error."""
         checks, judgments = self._checks(prompt_id), self._judgments(prompt_id)
         poems: list[dict[str, Any]] = []
