@@ -495,11 +495,12 @@ def test_the_judges_table_s_overall_quality_is_over_poems_not_samples(store: Run
 
 def test_the_note_on_failed_generations_names_their_models(store: RunStore) -> None:
     """The note "1 generation failed ... left out" did not say whose: it is missing from its
-    model's pass rate and scores, so the note names each author with its count."""
+    model's pass rate and scores, so the note names each author with its count, as the tables
+    name it (`Human`, not the key `human`)."""
     store.save_generation({"generation_id": "human-empty", "prompt_id": "q2", "poem_id": "p2",
                            "author": "human", "sample_index": 1, "status": "ok", "poem": None})  # fmt: skip
     said = [note for note in load_run_data(store).notes if "failed or" in note]
     assert said == [
-        "2 generations failed or hold no poem and are left out (by author, human 1 of 3, bot 1 "
+        "2 generations failed or hold no poem and are left out (by author, Human 1 of 3, bot 1 "
         "of 3 generations): each is missing from its author's pass rate and scores"
     ], said

@@ -210,7 +210,8 @@ def test_poems_the_demo_capped_are_not_blamed_on_the_model_file(tmp_path: Path) 
     """`demo --local` asks SmolLM2 with max_tokens 160 whatever its file says; the run's note on
     cut poems (NOTES.txt, the report) advised raising the model file's max_tokens, which the
     demo does not read. The run records the demo's cap, and the note names it; another model's
-    cut poems keep the advice on its file."""
+    cut poems keep the advice on its file. The note named each model by key (`capped`) beside
+    tables naming it by display name; the commands and model files keep the key."""
     from test_runner_support import use_scripted
 
     from poemetric.analysis.data import load_run_data
@@ -224,20 +225,22 @@ def test_poems_the_demo_capped_are_not_blamed_on_the_model_file(tmp_path: Path) 
     )
     store = prepared_store(tmp_path, poems=1)
     record_demo_cap(store, "capped", 160, 256)
-    capped = scripted_spec(name="capped", settings={"max_tokens": 160})
+    capped = scripted_spec(name="capped", display_name="Capped LM", settings={"max_tokens": 160})
     run_generation(store, [capped], options=FAST)
     (note,) = [n for n in load_run_data(store).notes if "cut at the token limit" in n]
     assert note.endswith(
-        "weighs on its model's scores; `demo --local` caps capped at max_tokens 160 to stay "
+        "weighs on its model's scores; `demo --local` caps Capped LM at max_tokens 160 to stay "
         "short; its model file's max_tokens 256 applies to `poemetric generate --models "
         "capped` in a run of your own"
     ), note
-    run_generation(store, [scripted_spec(name="own", settings={"max_tokens": 64})], options=FAST)
+    own = scripted_spec(name="own", display_name="Own LM", settings={"max_tokens": 64})
+    run_generation(store, [own], options=FAST)
     (note,) = [n for n in load_run_data(store).notes if "cut at the token limit" in n]
     assert note.endswith(
         "weighs on its model's scores; raise settings.max_tokens in the model file of own and "
-        "generate into a new --run; `demo --local` caps capped at max_tokens 160 to stay short; "
+        "generate into a new --run; `demo --local` caps Capped LM at max_tokens 160 to stay short; "
         "its model file's max_tokens 256 applies to `poemetric generate --models capped` in a "
         "run of your own"
     ), note
+    assert "cut at the token limit (Capped LM: 1 of 1, max_tokens 160; Own LM: 1 of 1" in note, note
     store.close()

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from poemetric.cli import app
 from poemetric.ghostwriting.language import not_english_reason
-from poemetric.ghostwriting.metrics import not_english_note, poem_measures
+from poemetric.ghostwriting.metrics import near_copy_note, not_english_note, poem_measures
 
 DEMO = Path(__file__).parent.parent / "datasets" / "demo" / "poems.csv"
 
@@ -105,6 +105,17 @@ def test_the_note_lists_authors_in_the_order_of_every_other_note() -> None:
     note = not_english_note(frame)
     assert note is not None
     assert "mostly not English: human 1, Qwen2.5-3B 1, Qwen2.5-14B 1;" in note
+
+
+def test_the_notes_name_authors_as_the_tables_do() -> None:
+    """`analyze` and `ghostwriting metrics` pass each author's display name (the tables' rows
+    name it so): the notes named it by key (`markov 2`) beside a row `Markov baseline`. The
+    order stays the keys' (`author_order`)."""
+    shown = {"human": "Human", "Qwen2.5-3B": "Qwen 3B", "Qwen2.5-14B": "Qwen 14B"}.__getitem__
+    authors = ["Qwen2.5-3B", "human", "Qwen2.5-14B"]
+    frame = pd.DataFrame({"author": authors, "english": [False] * 3, "near_copy": [True] * 3})
+    for note in (not_english_note(frame, shown), near_copy_note(frame, 0.8, shown)):
+        assert note is not None and ": Human 1, Qwen 3B 1, Qwen 14B 1;" in note, note
 
 
 def test_one_poem_not_in_english_is_its_densities() -> None:

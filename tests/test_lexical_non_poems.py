@@ -135,6 +135,35 @@ def test_the_table_captions_count_them_by_display_name(store: RunStore) -> None:
         assert "(bot 2 of 4, Markov baseline 1 of 1)" in result.caption(name), name
 
 
+def test_the_notes_name_authors_as_the_tables_do(store: RunStore) -> None:
+    """The notes of `analyze` (NOTES.txt, the report's overview) named each author by key
+    (`markov 1 of 2`, `no form check (markov 2)`) beside tables, figures and captions that name
+    it by display name (`Markov baseline`); the commands in them keep what is typed."""
+    store.save_generation({"generation_id": "markov-p1", "prompt_id": "q1", "poem_id": "p1",
+                           "author": "markov", "status": "ok", "poem": "Roses are red."})  # fmt: skip
+    store.save_generation({"generation_id": "markov-p2", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "markov", "status": "ok", "poem": "rain on\nthe road"})  # fmt: skip
+    store.save_generation({"generation_id": "markov-failed", "prompt_id": "q2", "poem_id": "p2",
+                           "author": "markov", "sample_index": 1, "status": "error",
+                           "error": "timeout"})  # fmt: skip
+    store.save_judgment({"judgment_id": "markov-p1-0", "generation_id": "markov-p1",
+                         "judge": "j", "sample_index": 0, "status": "not_judged"})  # fmt: skip
+    notes = "\n".join(analyze_run(store, n_boot=0).notes)
+    for said in (
+        "(by author, bot 1 of 5, Markov baseline 1 of 3 generations)",  # failed
+        "not made: the answer was not a poem (empty, a refusal, a single line, or not in Latin script): "
+        "by author, Markov baseline 1 of 2 generations;",  # not judged
+        "have no form check (Markov baseline 2)",
+        "not judged by j (bot 2, Markov baseline 1)",
+        "lexical tables (lexical, top_words, imagery, opening_words, profile_similarity): by "
+        "author, bot 2 of 4, Markov baseline 1 of 2 generations",
+        "ghostwriting tables: by author, bot 2 of 4, Markov baseline 1 of 2 generations",
+        "than the human row: Markov baseline 1 (1 answered with no poem)",
+    ):
+        assert said in notes, (said, notes)
+    assert "markov" not in notes, notes
+
+
 def test_ghostwriting_metrics_writes_the_tables_analyze_writes(store: RunStore) -> None:
     """`poemetric ghostwriting metrics` captioned its per-author table without the answers it
     leaves out as not poems (only its console note, by model key, said so) and named the rows
@@ -156,6 +185,9 @@ def test_ghostwriting_metrics_writes_the_tables_analyze_writes(store: RunStore) 
     assert rows == ["Human", "bot"], said.stdout
     table = (measured / "ghostwriting.md").read_text(encoding="utf-8")
     assert "(bot 2 of 4, Markov baseline 1 of 1)" in table.splitlines()[0], table
+    # Its notes named the author by key (`markov 1 of 1`) beside that caption.
+    printed = " ".join(said.stdout.split())
+    assert "ghostwriting tables: by author, bot 2 of 4, Markov baseline 1 of 1 " in printed, printed
     for suffix in (".md", ".tex"):
         name = "ghostwriting" + suffix
         assert (measured / name).read_text(encoding="utf-8") == (analyzed / name).read_text(

@@ -310,10 +310,11 @@ def test_the_local_demo_says_its_cap_cut_the_local_models_poem(local_demo: Local
         "it at 160 tokens to stay short; its model file's max_tokens 256 applies to `poemetric "
         "generate --models smollm2-135m` in a run of your own"
     ) in local_demo.output
-    # The run's note (NOTES.txt, the report) named the model file's max_tokens as the fix.
+    # The run's note (NOTES.txt, the report) named the model file's max_tokens as the fix; it
+    # names the model as the tables do, the command by its key.
     notes = " ".join((local_demo.run / "analysis" / "NOTES.txt").read_text("utf-8").split())
     assert (
-        "`demo --local` caps smollm2-135m at max_tokens 160 to stay short; its model file's "
-        "max_tokens 256 applies to `poemetric generate --models smollm2-135m`"
+        "`demo --local` caps SmolLM2-135M-Instruct at max_tokens 160 to stay short; its model "
+        "file's max_tokens 256 applies to `poemetric generate --models smollm2-135m`"
     ) in notes, notes
     assert "raise settings.max_tokens" not in notes

@@ -100,10 +100,12 @@ def test_a_judge_run_on_one_generation_shard_is_named(
         ), form
         assert f"run poemetric form run --run {dest} to check them" in form, form
 
-        # analyze on the merged run names the judge's gap too (the report shows its notes).
+        # analyze on the merged run names the judge's gap too (the report shows its notes), the
+        # author as its tables name it.
         analyzed = _ok("analyze", "--run", dest, "--out", tmp_path / "tables", "--no-progress")
         flat = " ".join(analyzed.output.split())
-        assert f"{unjudged} generations were not judged by tj (markov {unjudged})" in flat
+        said = f"{unjudged} generations were not judged by tj (Markov baseline {unjudged})"
+        assert said in flat, flat
 
         # Covered on the merged run as the lines say: merging a shard again says nothing.
         _ok("judge", "--run", dest, "--judge", "tj", "--no-progress")

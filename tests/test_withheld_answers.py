@@ -180,14 +180,16 @@ def test_the_analysis_counts_the_answers_the_provider_ended(
 ) -> None:
     """`generate` counted them under its summary, but the analysis said nothing: a blocked
     answer, empty, is a failed form check of its model and is left out of the judge and lexical
-    measures (a cut one is analysed as written). Its run-data notes now count them per model."""
+    measures (a cut one is analysed as written). Its run-data notes now count them per model,
+    named as the tables name it (by display name: they said `poet`, the key)."""
     run = tmp_path / "run"
     env = {TEST_KEY_ENV: TEST_KEY, "COLUMNS": "400"}
     with SafetyServer(lambda call: POEM, api_key=TEST_KEY) as server:
         user_model(
             "generators",
             "poet",
-            f"name: poet\nprovider: google\nmodel: gemini-test\nbase_url: {server.base_url}\n"
+            f"name: poet\ndisplay_name: Poet LM\nprovider: google\nmodel: gemini-test\n"
+            f"base_url: {server.base_url}\n"
             f"api_key_env: {TEST_KEY_ENV}\nlimits: {{max_concurrency: 1}}\n",
         )
         command = ["generate", "--run", str(run), "--models", "poet", "--limit", "3"]
@@ -205,7 +207,7 @@ def test_the_analysis_counts_the_answers_the_provider_ended(
     assert analyzed.exit_code == 0, analyzed.output
     note = (
         "1 generated answer was ended by the provider, not the model, by a safety or content "
-        "filter, a refusal or another of its stops (poet: 1 of 3, finish reason 'SAFETY': 1, "
+        "filter, a refusal or another of its stops (Poet LM: 1 of 3, finish reason 'SAFETY': 1, "
         "empty: 1): 1 empty one is not a poem (a failed form check, left out of the judge and "
         "lexical measures), the others are analysed as written"
     )

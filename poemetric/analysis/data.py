@@ -71,7 +71,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     only the judgments of that judge, of several comma-separated, or of a judge group's members
     (`poemetric.analysis.judge_choice`); a ValueError when one of them has none usable."""
     from poemetric.analysis.judge_choice import chosen_judges
+    from poemetric.analysis.labels import run_labels  # it reads this module
 
+    # The notes name each author as the tables beside them do (`Markov baseline`, not `markov`).
+    author = run_labels(store).author
     judges, judge_notes = chosen_judges(store, judge) if judge else (None, [])
     notes = list(judge_notes)
     generations = pd.read_sql_query(
@@ -91,12 +94,12 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     # Beside its poem's other columns, where the join put it.
     where = list(generations.columns).index("poem_title")
     generations.insert(where, "human_poem", human_originals(dataset_poems, generations))
-    if failed := failed_generations_note(store):
+    if failed := failed_generations_note(store, author):
         notes.append(failed)
     if cut := cut_poems(store):
-        notes.append(cut_poems_note(cut))
+        notes.append(cut_poems_note(cut, author))
     if withheld := withheld_answers(store):
-        notes.append(withheld_note(withheld))
+        notes.append(withheld_note(withheld, author))
     # Labels name the file's model, answers may not: said here, so every reader of the run's
     # data (`analyze`, `report`, `figures`) says it.
     notes += other_model_notes(store, stages=("generate",))
@@ -144,7 +147,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     if not_poems:
         notes.append(
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
-            f"{_not_poems_by_author(store, judges)}; see the `judges` table"
+            f"{_not_poems_by_author(store, judges, author)}; see the `judges` table"
         )
     mixed = mixed_judges(store, judges)
     notes += mixed.notes
@@ -153,8 +156,8 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     judge_notes += notes[first_judge_note:]
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
-    notes += form_coverage_notes(generations, form_checks, store)
-    unjudged = judge_coverage_notes(generations, judgments, store)
+    notes += form_coverage_notes(generations, form_checks, store, author)
+    unjudged = judge_coverage_notes(generations, judgments, store, author)
     notes += unjudged
     judge_notes += unjudged
     return RunData(
@@ -174,8 +177,11 @@ def human_originals(poems: pd.DataFrame, generations: pd.DataFrame) -> pd.Series
     return pd.Series(pd.Categorical(texts[rows]), index=generations.index)
 
 
-def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
-    """`: by author, refuser 62 of 163, ...; ...` for the not-a-poem note: a model's judge scores
+def _not_poems_by_author(
+    store: RunStore, judges: list[str] | None, label: Callable[[str], str]
+) -> str:
+    """`: by author, Refuser LLM 62 of 163, ...; ...` (named by `label`) for the not-a-poem
+    note: a model's judge scores
     are over the answers that were poems, so one that refused a third of its prompts may rank
     first on the two thirds it wrote."""
     clause, params = judge_clause(judges, "j.judge")
@@ -188,7 +194,8 @@ def _not_poems_by_author(store: RunStore, judges: list[str] | None) -> str:
     )
     counts = {str(author): (int(skipped), int(total)) for author, skipped, total in rows}
     listed = ", ".join(
-        f"{author} {counts[author][0]} of {counts[author][1]}" for author in author_order(counts)
+        f"{label(author)} {counts[author][0]} of {counts[author][1]}"
+        for author in author_order(counts)
     )
     return (
         f": by author, {listed} generations; an author's judge scores are over its answers "
@@ -229,13 +236,15 @@ def poems_only_caption(caption: str, left_out: str) -> str:
     return f"{caption}; over the poems only, without the answers that are not poems ({left_out})"
 
 
-def not_poems_note(generations: pd.DataFrame, tables: str) -> str | None:
-    """`3 generations are not poems (...) and are left out of TABLES: by author, ...`, or None
-    when every generation is a poem."""
+def not_poems_note(
+    generations: pd.DataFrame, tables: str, label: Callable[[str], str] = str
+) -> str | None:
+    """`3 generations are not poems (...) and are left out of TABLES: by author, ...` (each
+    named by `label`, as the tables' rows are), or None when every generation is a poem."""
     if generations.empty:
         return None
     not_poem = ~_poems(generations)
-    listed = _listed(generations, not_poem, str)
+    listed = _listed(generations, not_poem, label)
     if not listed:
         return None
     total = int(not_poem.sum())
@@ -322,17 +331,22 @@ def no_judgments_yet(run_dir: Path, judge: str) -> str:
 
 
 def form_coverage_notes(
-    generations: pd.DataFrame, form_checks: pd.DataFrame, store: RunStore
+    generations: pd.DataFrame,
+    form_checks: pd.DataFrame,
+    store: RunStore,
+    label: Callable[[str], str] = str,
 ) -> list[str]:
     """Say when the form checks cover only part of the poems (e.g. poems generated after the
     last `form run`), or mix checker versions or thresholds: the tables would then silently
-    compare authors over different subsets or rules."""
+    compare authors over different subsets or rules. Authors are named by `label`."""
     notes: list[str] = []
     if not form_checks.empty:
         unchecked = generations[~generations["generation_id"].isin(form_checks["generation_id"])]
         if len(unchecked):
             by_author = unchecked["author"].value_counts()
-            listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
+            listed = ", ".join(
+                f"{label(str(a))} {by_author[a]}" for a in author_order(by_author.index)
+            )
             notes.append(
                 f"{counted(len(unchecked), 'generation')} {plural(len(unchecked), 'has', 'have')} no "
                 f"form check ({listed}): the form tables "
@@ -352,10 +366,14 @@ def form_coverage_notes(
 
 
 def judge_coverage_notes(
-    generations: pd.DataFrame, judgments: pd.DataFrame, store: RunStore
+    generations: pd.DataFrame,
+    judgments: pd.DataFrame,
+    store: RunStore,
+    label: Callable[[str], str] = str,
 ) -> list[str]:
     """Say when a judge judged only part of the poems (e.g. poems generated after its last
-    `judge`): its tables would then silently compare authors over different subsets."""
+    `judge`): its tables would then silently compare authors (named by `label`) over different
+    subsets."""
     notes: list[str] = []
     for judge, rows in judgments.groupby("judge", sort=True):
         # A generation that is not a poem (empty, a refusal) is stored as not judged and never
@@ -371,7 +389,9 @@ def judge_coverage_notes(
         unjudged = generations[~generations["generation_id"].isin(covered)]
         if len(unjudged):
             by_author = unjudged["author"].value_counts()
-            listed = ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
+            listed = ", ".join(
+                f"{label(str(a))} {by_author[a]}" for a in author_order(by_author.index)
+            )
             notes.append(
                 f"{counted(len(unjudged), 'generation')} {plural(len(unjudged), 'was', 'were')} not "
                 f"judged by {judge} ({listed}): its "

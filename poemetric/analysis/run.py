@@ -187,7 +187,9 @@ def analyze_run(
     # it imports this package
     from poemetric.ghostwriting.tables import ghostwriting_caption, ghostwriting_tables
 
-    ghostwriting = ghostwriting_tables(store, data.generations, progress=progress)
+    ghostwriting = ghostwriting_tables(
+        store, data.generations, progress=progress, label=result.labels.author
+    )
     result.tables.update(ghostwriting.tables)
     result.notes += ghostwriting.notes
     for name in ghostwriting.tables:  # as `ghostwriting metrics` captions them, intervals too
@@ -276,7 +278,8 @@ def _lexical_tables(
         result.tables["profile_similarity"] = similarity
     # without human poems there is no profile_similarity to name
     made = [name for name in LEXICAL_TABLES if name in result.tables]
-    if note := not_poems_note(generations, "the lexical tables (" + ", ".join(made) + ")"):
+    tables = "the lexical tables (" + ", ".join(made) + ")"
+    if note := not_poems_note(generations, tables, result.labels.author):
         result.notes.append(note)
         _say_poems_only(result, left_out, made)
 

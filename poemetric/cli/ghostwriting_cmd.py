@@ -191,7 +191,9 @@ def metrics_command(
         generations, labels = load_generations(store), run_labels(store)
         try:
             with step_progress(enabled=progress) as shown:
-                result = ghostwriting_tables(store, generations, options, progress=shown)
+                result = ghostwriting_tables(
+                    store, generations, options, progress=shown, label=labels.author
+                )
         except EspeakUnavailable as error:
             raise error_exit(error) from error
         if "ghostwriting" not in result.tables:

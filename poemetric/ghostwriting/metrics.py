@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -175,40 +175,46 @@ def author_measures(poems: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _per_author(flagged: pd.DataFrame) -> str:
-    """`human 2, gpt-4o 1`: how many of the flagged poems each author has, in author order."""
+def _per_author(flagged: pd.DataFrame, label: Callable[[str], str]) -> str:
+    """`Human 2, GPT-4o 1`: how many of the flagged poems each author (named by `label`, as the
+    tables name it) has, in author order."""
     by_author = flagged["author"].value_counts()
-    return ", ".join(f"{a} {by_author[a]}" for a in author_order(by_author.index))
+    return ", ".join(f"{label(str(a))} {by_author[a]}" for a in author_order(by_author.index))
 
 
-def not_english_note(poems: pd.DataFrame) -> str | None:
-    """A one-line warning naming the authors with poems that are mostly not English, or None."""
+def not_english_note(poems: pd.DataFrame, label: Callable[[str], str] = str) -> str | None:
+    """A one-line warning naming the authors (by `label`) with poems that are mostly not
+    English, or None."""
     flagged = poems[~poems["english"].astype(bool)]
     if flagged.empty:
         return None
     return (
         f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is', 'are')} mostly not English: "
-        f"{_per_author(flagged)}; both rhyme densities read every word with English "
+        f"{_per_author(flagged, label)}; both rhyme densities read every word with English "
         f"pronunciations, so {plural(len(flagged), 'its densities', 'theirs')} say little about "
         "rhyme (column "
         "`english` of ghostwriting_poems.csv; docs/ghostwriting.md)"
     )
 
 
-def near_copy_note(poems: pd.DataFrame, threshold: float) -> str | None:
-    """A one-line warning naming the authors with near-copies, or None."""
+def near_copy_note(
+    poems: pd.DataFrame, threshold: float, label: Callable[[str], str] = str
+) -> str | None:
+    """A one-line warning naming the authors (by `label`) with near-copies, or None."""
     flagged = poems[poems["near_copy"]]
     if flagged.empty:
         return None
     return (
         f"{counted(len(flagged), 'poem')} {plural(len(flagged), 'is a near-copy', 'are near-copies')} "
         f"of a reference text (tf-idf similarity >= "
-        f"{threshold:g}): {_per_author(flagged)}; see ghostwriting_poems.csv for the nearest texts"
+        f"{threshold:g}): {_per_author(flagged, label)}; see ghostwriting_poems.csv for the nearest texts"
     )
 
 
-def coverage_note(poems: pd.DataFrame, answers: pd.DataFrame | None = None) -> str | None:
-    """A note naming the authors with poems for fewer of the prompts than the human row has:
+def coverage_note(
+    poems: pd.DataFrame, answers: pd.DataFrame | None = None, label: Callable[[str], str] = str
+) -> str | None:
+    """A note naming the authors (by `label`) with poems for fewer of the prompts than the human row has:
     each row's means are over its own poems, so such an author (`demo --local` writes 4 sonnets
     beside 16 human poems of four forms, whose rhyme densities differ by form) was set beside
     human poems it never imitated, with nothing saying so. `answers`: every answer the poems
@@ -228,7 +234,7 @@ def coverage_note(poems: pd.DataFrame, answers: pd.DataFrame | None = None) -> s
                 f"{len(asked - mine)} answered with no poem" if asked - mine else "",
                 f"{len(human - asked - mine)} not answered" if human - asked - mine else "",
             ]
-            short.append(f"{author} {len(mine)} ({', '.join(w for w in why if w)})")
+            short.append(f"{label(str(author))} {len(mine)} ({', '.join(w for w in why if w)})")
     if not short:
         return None
     return (

@@ -3,6 +3,7 @@ run report: `ghostwriting_tables(store)` returns them with their captions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from poemetric.analysis.data import not_poems_note, poems_only, poems_only_caption
+from poemetric.analysis.labels import run_labels
 from poemetric.analysis.table_captions import FIXED_INTERVALS
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations
@@ -71,18 +73,21 @@ def ghostwriting_tables(
     progress: StepProgress | None = None,
     *,
     cache: bool = True,
+    label: Callable[[str], str] | None = None,
 ) -> GhostwritingTables:
     """The ghostwriting tables of a run (see GHOSTWRITING_CAPTIONS); `generations` defaults to
     every ok generation of the run (`load_generations`); `progress` is told of every poem
     measured (`MEASURES_STEP`). `cache`: read the per-poem measures the run keeps
     (`poemetric.store.measure_cache`) and keep those measured here; False measures every poem,
-    to the same values."""
+    to the same values. `label`: each author's name in the notes, as the tables show it
+    (default: the run's display names, `run_labels`)."""
+    author = run_labels(store).author if label is None else label
     result = GhostwritingTables()
     generations = load_generations(store) if generations is None else generations
     # Answers that are not poems (a refusal, an empty or one-line answer) are left out, as the
     # judge stage leaves them unjudged: a refusal's rhyme density is no poem's.
     poems = poems_only(generations)
-    if note := not_poems_note(generations, "the ghostwriting tables"):
+    if note := not_poems_note(generations, "the ghostwriting tables", author):
         result.notes.append(note)
     if not poems.empty:
         dataset = dataset_references(store)
@@ -95,9 +100,9 @@ def ghostwriting_tables(
         result.tables["ghostwriting"] = author_measures(measured.frame)
         result.tables["ghostwriting_poems"] = measured.frame
         for note in (
-            near_copy_note(measured.frame, options.threshold),
-            not_english_note(measured.frame),
-            coverage_note(measured.frame, generations),
+            near_copy_note(measured.frame, options.threshold, author),
+            not_english_note(measured.frame, author),
+            coverage_note(measured.frame, generations, author),
         ):
             if note:
                 result.notes.append(note)

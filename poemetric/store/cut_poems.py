@@ -40,9 +40,10 @@ class CutPoems:
             f"{plural(self.cut, 'was', 'were')} cut at the token limit ({self.limits()})"
         )
 
-    def listed(self) -> str:
-        """`smollm2-135m: 6 of 6, max_tokens 256`, for a list of models (`; ` between)."""
-        return f"{self.author}: {self.cut:,} of {self.held:,}, {self.limits()}"
+    def listed(self, name: str | None = None) -> str:
+        """`SmolLM2-135M-Instruct: 6 of 6, max_tokens 256`, for a list of models (`; `
+        between); `name`: the model as shown (its display name), default its key."""
+        return f"{name or self.author}: {self.cut:,} of {self.held:,}, {self.limits()}"
 
     def limits(self) -> str:
         """`max_tokens 256`, `max_tokens 256, 512`, or `max_tokens not set: ...`."""

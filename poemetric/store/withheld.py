@@ -46,9 +46,10 @@ class WithheldAnswers:
         )
         return f"{reasons}, empty: {self.empty:,}"
 
-    def listed(self) -> str:
-        """`poet: 1 of 3, finish reason 'SAFETY': 1, empty: 1`, for a list of models."""
-        return f"{self.author}: {self.ended:,} of {self.held:,}, {self.counts()}"
+    def listed(self, name: str | None = None) -> str:
+        """`poet: 1 of 3, finish reason 'SAFETY': 1, empty: 1`, for a list of models; `name`:
+        the model as shown (its display name), default its key."""
+        return f"{name or self.author}: {self.ended:,} of {self.held:,}, {self.counts()}"
 
     def warning(self) -> str:
         """What `generate` says under the model's summary."""
