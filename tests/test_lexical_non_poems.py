@@ -12,7 +12,8 @@ from test_analysis_scores import _fill
 
 from poemetric.analysis import analyze_run
 from poemetric.analysis.context import FigureContext
-from poemetric.analysis.data import load_run_data, poems_only
+from poemetric.analysis.data import load_run_data
+from poemetric.analysis.poems_only import poems_only
 from poemetric.ghostwriting.tables import ghostwriting_tables
 from poemetric.report import build_report
 from poemetric.store import RunStore
@@ -104,7 +105,7 @@ def test_ghostwriting_metrics_help_names_every_kind_of_answer_it_leaves_out() ->
     not in Latin script, which the command leaves out too (`NOT_POEM_KINDS`)."""
     from typer.testing import CliRunner
 
-    from poemetric.analysis.data import NOT_POEM_KINDS
+    from poemetric.analysis.poems_only import NOT_POEM_KINDS
     from poemetric.cli import app
 
     said = CliRunner().invoke(app, ["ghostwriting", "metrics", "--help"], env={"COLUMNS": "400"})

@@ -19,14 +19,7 @@ from poemetric.analysis.attention import (
     screen_raters,
     unjudged_checks,
 )
-from poemetric.analysis.data import (
-    HUMAN_AUTHOR,
-    NOT_POEM_KINDS,
-    RunData,
-    author_order,
-    not_poems_by_author,
-    poems_only,
-)
+from poemetric.analysis.data import HUMAN_AUTHOR, RunData, author_order
 from poemetric.analysis.experts import (
     EXPERTS_JUDGE,
     experts_as_judgments,
@@ -45,6 +38,7 @@ from poemetric.analysis.plotting import (
     run_line_styles,
     run_palette,
 )
+from poemetric.analysis.poems_only import NOT_POEM_KINDS, not_poems_by_author, poems_only
 from poemetric.analysis.scores import dimension_scores, form_check_scores, group_scores
 from poemetric.hints import stage_command
 from poemetric.questionnaire import DIMENSIONS_BY_KEY

@@ -16,14 +16,7 @@ from poemetric.analysis.attention import (
     screen_raters,
     unjudged_checks,
 )
-from poemetric.analysis.data import (
-    RunData,
-    load_run_data,
-    not_poems_by_author,
-    not_poems_note,
-    poems_only,
-    poems_only_caption,
-)
+from poemetric.analysis.data import RunData, load_run_data
 from poemetric.analysis.errata import DEFAULT_NOTE, errata_tables
 from poemetric.analysis.experts import (
     experts_as_judgments,
@@ -39,6 +32,12 @@ from poemetric.analysis.judges import judge_report, recognition_notes, recogniti
 from poemetric.analysis.labels import Labels, run_labels
 from poemetric.analysis.lexical import opening_words, profile_similarity, top_words
 from poemetric.analysis.matched import experts_on_judged_poems, judged_as_rated, left_out_notes
+from poemetric.analysis.poems_only import (
+    not_poems_by_author,
+    not_poems_note,
+    poems_only,
+    poems_only_caption,
+)
 from poemetric.analysis.scores import (
     dimension_matrix,
     dimension_scores,

@@ -146,8 +146,8 @@ def metrics_command(
 
         poemetric ghostwriting metrics --run runs/paper --raplyzer-phonetics espeak
     """
-    from poemetric.analysis.data import not_poems_by_author
     from poemetric.analysis.labels import run_labels
+    from poemetric.analysis.poems_only import not_poems_by_author
     from poemetric.analysis.run import PER_POEM_TABLES
     from poemetric.ghostwriting.metrics import GhostwritingOptions
     from poemetric.ghostwriting.raplyzer import EspeakUnavailable

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from poemetric.analysis.data import not_poems_note, poems_only, poems_only_caption
 from poemetric.analysis.labels import run_labels
+from poemetric.analysis.poems_only import not_poems_note, poems_only, poems_only_caption
 from poemetric.analysis.table_captions import FIXED_INTERVALS
 from poemetric.ghostwriting.captions import GHOSTWRITING_CAPTIONS
 from poemetric.ghostwriting.fluency import fluency_scores, load_line_annotations

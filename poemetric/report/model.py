@@ -11,8 +11,9 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from poemetric.analysis.data import RunData, not_poems_by_author
+from poemetric.analysis.data import RunData
 from poemetric.analysis.labels import Labels
+from poemetric.analysis.poems_only import not_poems_by_author
 from poemetric.analysis.run import AnalysisResult, analyze_run
 from poemetric.analysis.validation import AGREEMENT_BOOTSTRAP, BOOTSTRAP_SEED
 from poemetric.store import RunStore

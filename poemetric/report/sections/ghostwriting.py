@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from poemetric.analysis.data import NOT_POEM_KINDS
+from poemetric.analysis.poems_only import NOT_POEM_KINDS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render

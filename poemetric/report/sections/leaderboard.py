@@ -7,7 +7,8 @@ import math
 
 import pandas as pd
 
-from poemetric.analysis.data import HUMAN_AUTHOR, NOT_POEM_KINDS
+from poemetric.analysis.data import HUMAN_AUTHOR
+from poemetric.analysis.poems_only import NOT_POEM_KINDS
 from poemetric.hints import stage_command
 from poemetric.judge.pending import judge_option, judges_of, judgment_errors
 from poemetric.report.model import ReportRun, Section

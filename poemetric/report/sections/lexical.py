@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from poemetric.analysis.author_kinds import generated_poem
-from poemetric.analysis.data import NOT_POEM_KINDS
 from poemetric.analysis.lexical import MATTR_WINDOW
+from poemetric.analysis.poems_only import NOT_POEM_KINDS
 from poemetric.report.model import ReportRun, Section
 from poemetric.report.registry import section
 from poemetric.report.render import render
