@@ -53,6 +53,14 @@ def flag_from_text(name: str, text: str) -> bool:
     )
 
 
+def flag_from_env(name: str, default: bool) -> bool:
+    """The yes/no value of environment variable `name` (`flag_from_text`), or `default` where it
+    is unset or blank; any other value is a `SettingError` (`POEMETRIC_GGUF_CACHE=maybe` left
+    the cache on without a word)."""
+    text = os.environ.get(name, "")
+    return flag_from_text(name, text) if text.strip() else default
+
+
 def number_from_text(name: str, text: str, kind: type[int] | type[float]) -> int | float:
     """The `kind` number `text` of environment variable `name`; anything else (a word, `2.5`
     for a whole number, nan, inf) is a `SettingError` naming the variable."""

@@ -67,7 +67,7 @@ def test_poems_cut_at_the_token_limit_are_counted_under_the_summary_and_in_the_a
     run = tmp_path / "run"
     command = ["generate", "--run", str(run), "--models", "cut-test", "--limit", "3"]
     with OpenAIServer(replies(), api_key=TEST_KEY) as server:
-        user_model("generators", "cut-test", model_file(server.base_url))
+        own_file = user_model("generators", "cut-test", model_file(server.base_url))
         result = CliRunner().invoke(app, command, env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
         with RunStore(run) as store:
@@ -77,7 +77,7 @@ def test_poems_cut_at_the_token_limit_are_counted_under_the_summary_and_in_the_a
             "cut-test: warning: 2 of 3 poems in the run were cut at the token limit "
             "(max_tokens 64): stored and scored as written, so the form check and the judges "
             "see unfinished poems. Raise settings.max_tokens in its model file "
-            "(generators/cut-test.yaml) and generate into a new --run"
+            f"({own_file}) and generate into a new --run"  # its own, not generators/'s
         )
         assert said in " ".join(result.output.split())
         # a resume calls nothing and still says it: the poems are in the run
@@ -157,17 +157,19 @@ class CutIsolatedProvider(IsolatedProvider):
 
 def test_a_model_run_in_its_own_process_is_warned_of_once(tmp_path: Path) -> None:
     """The child process runs the stage for its model, warning of the cut poems, and the parent
-    adds its own warnings to the report it gets back: the same line, not twice."""
+    adds its own warnings to the report it gets back: the same line, not twice. The child names
+    the model's own file too (what the roster noted of the spec goes with it)."""
     register_provider("isolated-cut", CutIsolatedProvider)
     store = prepared_store(tmp_path, poems=2)
     spec = scripted_spec(name="gpu-cut", provider="isolated-cut", settings={"max_tokens": 99})
+    spec._model_file = "/home/me/models/gpu-cut.yaml"  # as the roster notes it
     report = run_generation(store, [spec], options=FAST)
     (model,) = report.models
     assert model.ok == 2 and model.mode == "offline-chunks"  # run in the child
     assert model.warnings == [
         "2 of 2 poems in the run were cut at the token limit (max_tokens 99): stored and "
         "scored as written, so the form check and the judges see unfinished poems. Raise "
-        "settings.max_tokens in its model file (generators/gpu-cut.yaml) and generate into a "
+        "settings.max_tokens in its model file (/home/me/models/gpu-cut.yaml) and generate into a "
         "new --run: a run never asks again for a poem it holds."
     ]
 

@@ -88,6 +88,7 @@ def test_demo_inside_a_run_is_refused(demo_run: Path) -> None:
     code, output = _invoke("demo", "--run", "runs/demo/sub")
     assert code == 2, output
     assert "To go on with that run: `poemetric demo --run runs/demo`" in output
+    assert "POEMetric demo" not in output  # refused before its header, as nothing starts
     assert not (demo_run / "sub").exists()
 
 

@@ -13,9 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 from test_runner_support import FAST, TEST_KEY, TEST_KEY_ENV, openai_spec, prepared_store
 
 from poemetric.generation.stage import run_generation
+from poemetric.roster.model_file import load_model_file
 from poemetric.testing.servers import ChatCall, OpenAIServer, Reply
 
 LINES = ("The kettle hums a tune of steam,", "the window fogs, the lamplight leans,")
@@ -38,11 +40,22 @@ def thought_to_the_limit(call: ChatCall) -> Reply:
     return Reply(text="<think>Let me plan the rhyme", finish_reason="length")
 
 
-def warnings_of(tmp_path: Path, responder: Callable[[ChatCall], Reply], samples: int) -> list[str]:
+def warnings_of(
+    tmp_path: Path, responder: Callable[[ChatCall], Reply], samples: int, *, from_file: bool = False
+) -> list[str]:
+    """The warnings of the model `remote` (`from_file`: read from its own model file, in
+    tmp_path/mine, as a $POEMETRIC_GENERATORS_DIR model is)."""
     options = replace(FAST, samples=samples)
     server = OpenAIServer(responder, api_key=TEST_KEY)
     with server, prepared_store(tmp_path / "run", poems=3) as store:
-        report = run_generation(store, [openai_spec(server.base_url)], options=options)
+        spec = openai_spec(server.base_url)
+        if from_file:
+            (tmp_path / "mine").mkdir()
+            path = tmp_path / "mine" / "remote.yaml"
+            fields = spec.model_dump(mode="json", exclude_defaults=True)
+            path.write_text(yaml.safe_dump(fields), encoding="utf-8")
+            spec = load_model_file(path, kind="generators")
+        report = run_generation(store, [spec], options=options)
     (model,) = report.models
     return model.warnings
 
@@ -57,6 +70,16 @@ def test_samples_that_are_one_poem_are_named_under_the_summary(
         "copies that the form check, the judges and the analysis count as different poems"
     )
     assert "set settings.temperature" in warning and "(generators/remote.yaml)" in warning
+
+
+def test_the_warning_names_the_models_own_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model read from a file outside generators/ ($POEMETRIC_GENERATORS_DIR, a user's model
+    folder) was sent to `generators/remote.yaml`, a file that does not exist: it is named."""
+    monkeypatch.setenv(TEST_KEY_ENV, TEST_KEY)
+    (warning,) = warnings_of(tmp_path, same_poem, samples=2, from_file=True)
+    assert f"in its model file ({tmp_path / 'mine' / 'remote.yaml'}) and generate" in warning
 
 
 @pytest.mark.parametrize(

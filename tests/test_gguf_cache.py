@@ -193,6 +193,34 @@ def test_the_cache_is_switched_off_by_poemetric_gguf_cache(
     assert gguf_cache.local_gguf(source) is None
 
 
+def test_a_switch_that_is_no_yes_or_no_stops_a_gguf_model_before_it_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`POEMETRIC_GGUF_CACHE=maybe` left the cache on without a word, where every other
+    POEMETRIC_* variable refuses a value it cannot take: a GGUF model now cannot run (its
+    preflight names the variable and the values it takes; nothing loads, no row is stored), and
+    a model that is no GGUF, which never reads the variable, still can."""
+    from conftest import local_extra_or_skip
+
+    from poemetric.env_settings import SettingError
+    from poemetric.providers.base import ModelSpec, ProviderError
+    from poemetric.providers.model_source import ModelSource
+    from poemetric.providers.registry import create_provider
+
+    local_extra_or_skip()
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    monkeypatch.setenv(gguf_cache.CACHE_SWITCH, "maybe")
+    with pytest.raises(SettingError, match="POEMETRIC_GGUF_CACHE='maybe' is not a yes/no"):
+        gguf_cache.local_gguf(ModelSource(str(tmp_path), "m.gguf"))
+    options = {"gguf_file": "m.gguf", "device": "cpu"}
+    spec = ModelSpec(name="g", provider="transformers", model=str(tmp_path), options=options)
+    with pytest.raises(ProviderError, match="POEMETRIC_GGUF_CACHE='maybe' is not a yes/no"):
+        create_provider(spec).preflight()
+    (tmp_path / "folder").mkdir()
+    folder = ModelSpec(name="f", provider="transformers", model=str(tmp_path / "folder"))
+    create_provider(folder).preflight()
+
+
 def test_a_disk_that_fills_while_writing_the_copy_costs_the_copy_not_the_load(
     first_and_cached: Any, tmp_path: Path
 ) -> None:

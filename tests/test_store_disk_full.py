@@ -100,8 +100,9 @@ def test_a_new_run_on_a_full_disk_is_one_line_too(tmp_path: Path) -> None:
     )
     assert full.returncode == 1, full.stderr
     assert "Traceback" not in full.stderr, full.stderr[-3000:]
-    assert full.stderr.startswith(
-        "error: could not write a run store (disk I/O error: is its disk "
+    assert full.stderr.startswith(  # named: the one store the command opened
+        f"error: could not write the run store {run / 'poemetric.sqlite'} (disk I/O error: is "
+        "its disk "
     ), full.stderr
 
 
@@ -147,3 +148,34 @@ def test_a_run_that_cannot_be_opened_on_a_full_disk_is_named(
     ), line
     assert line.endswith("free space there and run the same command again")
     assert (run / "poemetric.sqlite").read_bytes() == before
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_merge_names_the_source_it_could_not_open_on_a_full_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`merge` opens several stores: a source that could not be opened on a full disk (its -shm
+    file) was 'could not write a run store', naming none of them. The first source, open
+    elsewhere (its -shm file there already), opens; the second cannot, and is named."""
+    from test_store_damaged_pages import run_main
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    prepared_store(second, poems=1).close()
+    held = prepared_store(first, poems=1)  # its -wal and -shm stay while it is open
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    xfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails
+    resource.setrlimit(resource.RLIMIT_FSIZE, (1024, limits[1]))
+    try:
+        args = ["merge", str(first), str(second), "--into", str(tmp_path / "into")]
+        status = run_main(args, monkeypatch)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, xfsz)
+        held.close()
+    said = capsys.readouterr().err
+    assert status == 1, said
+    (line,) = said.splitlines()
+    assert line.startswith(
+        f"error: could not open the run store {second / 'poemetric.sqlite'} (disk I/O error: "
+    ), line
+    assert not (tmp_path / "into").exists()

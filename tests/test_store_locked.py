@@ -82,3 +82,19 @@ def test_the_command_line_names_the_locked_store(
     assert status == 1, said
     (line,) = said.splitlines()
     assert line.startswith("error: ") and said_locked(line.removeprefix("error: "), run), line
+
+
+def test_merge_names_the_locked_destination(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`merge` opens every source and the destination: the lock message said "a run store",
+    not which one held the lock. It names the destination, the store it writes."""
+    part, into = tmp_path / "part", tmp_path / "into"
+    prepared_store(part, poems=1).close()
+    prepared_store(into, poems=1).close()
+    with write_lock_held(into):
+        status = run_main(["merge", str(part), "--into", str(into)], monkeypatch)
+    said = capsys.readouterr().err
+    assert status == 1, said
+    (line,) = said.splitlines()
+    assert line.startswith("error: ") and said_locked(line.removeprefix("error: "), into), line

@@ -263,15 +263,17 @@ def main() -> None:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(1)
     except sqlite3.OperationalError as error:  # a full disk elsewhere (a new run's store)
-        if (locked := lock_failure(only_opened_store(), error)) is not None:
+        opened = only_opened_store()  # None: several (or none), and which one is not known
+        if (locked := lock_failure(opened, error)) is not None:
             print(f"error: {locked}", file=sys.stderr)
             sys.exit(1)
         why = disk_failure(error)
         if why is None:
             _crash(error)
         else:
+            store = "a run store" if opened is None else f"the run store {opened}"
             print(
-                f"error: could not write a run store ({error}: {why}); the command stopped, "
+                f"error: could not write {store} ({error}: {why}); the command stopped, "
                 "what it stored before is kept. Free space there and run the same command again",
                 file=sys.stderr,
             )

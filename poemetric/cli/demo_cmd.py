@@ -19,6 +19,7 @@ from poemetric.cli.generate_cmd import open_prepared
 from poemetric.cli.interrupt import interruptible
 from poemetric.cli.judging import LOCAL_JUDGE, local_judge_commands, not_one_judge
 from poemetric.cli.markup import plain
+from poemetric.cli.new_run import run_inside_run
 from poemetric.cli.options import (
     ProgressOption,
     error_exit,
@@ -266,6 +267,8 @@ def demo(
     judges = judge_catalog.specs()
     demo_judge = judges.get(DEMO_JUDGE) if judge_model is None else None
     demo_judged: int | None = None
+    if (inside := run_inside_run(run, "demo")) is not None:  # before the header: no run starts
+        raise error_exit(inside)
     console.rule("[bold]POEMetric demo")
     lexicon = resolved_lexicon(lexicon_file, console)  # as `form run` checks: a bad file, no run
     incomplete: list[StageReport] = []

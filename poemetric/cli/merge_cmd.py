@@ -15,6 +15,7 @@ from poemetric.cli.options import error_exit
 from poemetric.cli.output_paths import output_folder, output_option
 from poemetric.hints import stage_command
 from poemetric.runner.table_fit import column_groups, fitting_columns
+from poemetric.store.connect import StoreWriteError
 from poemetric.store.db import StoreError
 from poemetric.store.merge import MergeReport
 from poemetric.store.merge_checks import MixedModel
@@ -98,6 +99,8 @@ def merge(
 
     try:
         report = merge_stores(sources, into)
+    except StoreWriteError as error:  # a write lock held past the timeout: as every command says it
+        raise error_exit(error, code=1) from error
     except StoreError as error:
         raise error_exit(error) from error
     _print_report(console, report)

@@ -146,25 +146,26 @@ def run_generation(
             console=console,
         )
     except StageInterrupted as stop:  # its summary says so too
-        note_stored_answers(store, stop.report)
+        note_stored_answers(store, stop.report, specs)
         raise
-    note_stored_answers(store, report)
+    note_stored_answers(store, report, specs)
     return report
 
 
-def note_stored_answers(store: RunStore, report: StageReport) -> None:
+def note_stored_answers(store: RunStore, report: StageReport, specs: Sequence[ModelSpec]) -> None:
     """A warning under each model's summary for its poems in the run that the provider stopped
     at the token limit (stored "ok" and scored as written, they said nothing of it), and one for
     its answers that the provider, not the model, ended (a safety or content filter, a refusal:
     `poemetric.store.withheld`), and one for a model whose samples of each prompt are one poem
-    (`poemetric.store.same_samples`)."""
+    (`poemetric.store.same_samples`). Each names the model's own file (`specs`)."""
     if report.dry_run:
         return
     names = [model.model for model in report.models]
+    files = {spec.name: spec.model_file() for spec in specs}
     for warnings in (
-        {entry.author: cut_poems_warning(entry) for entry in cut_poems(store, names)},
+        {e.author: cut_poems_warning(e, files[e.author]) for e in cut_poems(store, names)},
         {entry.author: entry.warning() for entry in withheld_answers(store, names)},
-        {entry.author: entry.warning() for entry in same_samples(store, names)},
+        {e.author: e.warning(files[e.author]) for e in same_samples(store, names)},
     ):
         for model in report.models:
             warning = warnings.get(model.model)
@@ -173,12 +174,13 @@ def note_stored_answers(store: RunStore, report: StageReport) -> None:
                 model.warnings.append(warning)
 
 
-def cut_poems_warning(entry: CutPoems) -> str:
-    """What to say of `entry`'s poems cut at the token limit, and what to change."""
+def cut_poems_warning(entry: CutPoems, model_file: str) -> str:
+    """What to say of `entry`'s poems cut at the token limit, and what to change (in
+    `model_file`)."""
     return (
         f"{entry.counted(' in the run')}: stored and scored as written, so the form check "
         "and the judges see unfinished poems. Raise settings.max_tokens in its model file "
-        f"(generators/{entry.author}.yaml) and generate into a new --run: a run never asks "
+        f"({model_file}) and generate into a new --run: a run never asks "
         "again for a poem it holds."
     )
 

@@ -182,6 +182,14 @@ class ModelSpec(BaseModel):
     #: `FILE:LINE` of the field that chose the key's variable (`api_key_env:`, else `provider:`),
     #: set by the roster for the missing-key refusal; not a setting, so never stored.
     _key_asked_at: str | None = PrivateAttr(default=None)
+    #: The model file it was read from, set by the roster: warnings name it (a model of
+    #: $POEMETRIC_GENERATORS_DIR is not in generators/); not a setting, so never stored.
+    _model_file: str | None = PrivateAttr(default=None)
+
+    def model_file(self) -> str:
+        """The file to change for this model: the one it was read from, else where a model file
+        of its name goes (`generators/NAME.yaml`, for a spec made in Python)."""
+        return self._model_file or f"generators/{self.name}.yaml"
 
     @field_validator("api_key_env", mode="before")
     @classmethod

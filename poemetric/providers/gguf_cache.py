@@ -38,6 +38,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
+from poemetric.env_settings import flag_from_env
 from poemetric.paths import user_cache_path
 from poemetric.providers.model_source import ModelSource
 
@@ -73,7 +74,8 @@ def quiet_progress() -> Iterator[None]:
         module.tqdm = original
 
 
-#: Set to 0 (or off, false, no) to load a GGUF from the file every time, writing nothing.
+#: Set to 0 (or off, false, no) to load a GGUF from the file every time, writing nothing; a
+#: value that is no yes/no word is a `SettingError`.
 CACHE_SWITCH = "POEMETRIC_GGUF_CACHE"
 
 
@@ -83,7 +85,7 @@ def local_gguf(source: ModelSource) -> Path | None:
     copy, or a read-only home)."""
     if not source.gguf_file:
         return None
-    if os.environ.get(CACHE_SWITCH, "").strip().lower() in {"0", "off", "false", "no"}:
+    if not flag_from_env(CACHE_SWITCH, default=True):
         return None
     path = Path(source.location).expanduser() / source.gguf_file
     try:

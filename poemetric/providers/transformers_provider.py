@@ -35,6 +35,8 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any, ClassVar
 
+from poemetric.env_settings import SettingError, flag_from_env
+from poemetric.providers import gguf_cache
 from poemetric.providers.base import (
     Completion,
     GenerationRequest,
@@ -175,9 +177,11 @@ class TransformersProvider(InProcessBatchProvider):
     def preflight(self) -> None:
         try:
             import_transformers()
-            resolve_source(self.spec.model, gguf_file=self.spec.options.get("gguf_file"))
+            source = resolve_source(self.spec.model, gguf_file=self.spec.options.get("gguf_file"))
             pick_device(str(self.spec.options.get("device", "auto")))
-        except LocalModelError as error:
+            if source.gguf_file:  # a bad value failed the load, one error row per job
+                flag_from_env(gguf_cache.CACHE_SWITCH, default=True)
+        except (LocalModelError, SettingError) as error:
             raise ProviderError(
                 f"model {self.spec.name!r} (provider 'transformers'): {error}", retryable=False
             ) from error

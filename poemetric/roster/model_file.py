@@ -165,6 +165,7 @@ def load_model_file(
         spec = spec.model_copy(update={"template": _judge_template(path, spec.template, node)})
     asks = "api_key_env" if "api_key_env" in spec.model_fields_set else "provider"
     spec._key_asked_at = f"{path}:{line_of(node, (asks,))}"
+    spec._model_file = str(path)
     return spec
 
 

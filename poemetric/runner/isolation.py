@@ -48,7 +48,7 @@ def spawn_isolated(
     code, and the stage goes on to the next model."""
     context = multiprocessing.get_context("spawn")
     receiving, sending = context.Pipe(duplex=False)
-    arguments = (str(store.run_dir), spec.model_dump(mode="json"), options, provider_target(spec))
+    arguments = (str(store.run_dir), spec_for_child(spec), options, provider_target(spec))
     child = context.Process(target=_child_main, args=(sending, entry, arguments), daemon=False)
     child.start()
     sending.close()  # the child's is the sending end (and any process it forks: `_report`)
@@ -78,6 +78,27 @@ def spawn_isolated(
     if not succeeded:
         raise value from ChildTraceback(where)
     return ModelReport.from_dict(value)
+
+
+#: The key of `spec_for_child` that carries what the roster noted of a spec beyond its settings.
+_NOTED = "__noted__"
+
+
+def spec_for_child(spec: ModelSpec) -> dict[str, Any]:
+    """`spec` as data for the model's process, with what the roster noted of it (its model
+    file, where its key is asked for), which `model_dump` leaves out: the child's warnings then
+    name the file as the parent's do, and the parent does not add its own a second time."""
+    return {**spec.model_dump(mode="json"), _NOTED: dict(spec.__pydantic_private__ or {})}
+
+
+def spec_in_child(data: dict[str, Any]) -> ModelSpec:
+    """The spec `spec_for_child` gave, in the model's process."""
+    fields = dict(data)
+    noted = fields.pop(_NOTED, {})
+    spec = ModelSpec.model_validate(fields)
+    for name, value in noted.items():
+        setattr(spec, name, value)
+    return spec
 
 
 def _report(receiving: Connection, child: BaseProcess) -> tuple[bool, Any, str] | None:
@@ -126,7 +147,7 @@ def report_in_child(
 ) -> dict[str, Any]:
     """The body of a stage's child entry: rebuild the spec, make its provider class available,
     run the stage for that one model on the run store, and return its report as a dict."""
-    spec = ModelSpec.model_validate(spec_data)
+    spec = spec_in_child(spec_data)
     register_target(spec.provider, target)
     with RunStore(run_dir) as store:
         report = run_one(store, spec)

@@ -44,7 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from poemetric.data.changes import stored_differences, stored_poems
-from poemetric.store.connect import note_opened, primary_code
+from poemetric.store.connect import (
+    StoreWriteError,
+    lock_failure,
+    note_opened,
+    open_failure,
+    primary_code,
+)
 from poemetric.store.db import DB_NAME, RunStore, StoreError, not_a_store, utc_now
 from poemetric.store.merge_checks import (
     FormRule,
@@ -126,7 +132,18 @@ class _Probed:
 
 
 def _probe(db_path: Path) -> _Probed:
-    """`_Probed` of the store at `db_path`, read in one read-only connection."""
+    """`_Probed` of the store at `db_path`, read in one read-only connection; a full disk (SQLite
+    writes the -shm file beside it even to read it) is said naming that store, one of several
+    the merge opens."""
+    try:
+        return _read_probe(db_path)
+    except sqlite3.OperationalError as error:
+        if (failure := open_failure(db_path, error)) is not None:
+            raise failure from None
+        raise
+
+
+def _read_probe(db_path: Path) -> _Probed:
     note_opened(db_path)
     conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     try:
@@ -283,6 +300,8 @@ def merge_runs(
             report.form_rules = mixed_form_rules(store.conn)
         report.relinked = carry_secret(destination, surveys)
     except sqlite3.OperationalError as error:
+        if (locked := lock_failure(destination / DB_NAME, error)) is not None:
+            raise StoreWriteError(locked) from None  # the store it writes: the one it waited on
         # A full disk is SQLITE_FULL; a disk quota (a cluster's home or scratch) or a file size
         # limit that a write runs into is a disk I/O error.
         if primary_code(error) not in (sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR):

@@ -28,7 +28,8 @@ class SameSamples:
     prompts: int
     samples: int
 
-    def warning(self) -> str:
+    def warning(self, model_file: str) -> str:
+        """What to say, naming `model_file` (`ModelSpec.model_file`), where to set sampling."""
         return (
             f"{counted(self.prompts, 'prompt')} with several samples "
             f"{plural(self.prompts, 'has', 'have')} one poem in all of them (up to "
@@ -36,7 +37,7 @@ class SameSamples:
             "analysis count as different poems: the model "
             "decodes deterministically (its model file sets no sampling and its own generation "
             "config samples not, or temperature 0). To sample, set settings.temperature (and a "
-            f"seed, for a reproducible run) in its model file (generators/{self.author}.yaml) "
+            f"seed, for a reproducible run) in its model file ({model_file}) "
             "and generate into a new --run: a run never asks again for a poem it holds."
         )
 
