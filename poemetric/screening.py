@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections import Counter
 
 #: A refusal opens with an apology or a statement of inability. Checked on the first line only,
 #: and only for short texts, so that a poem beginning "I cannot tell..." is never taken for one.
@@ -41,11 +42,16 @@ def looks_like_refusal(text: str) -> bool:
 
 def latin_share(text: str) -> float:
     """Share of the letters that are Latin (1.0 for a text without letters)."""
-    letters = [ch for ch in text if ch.isalpha()]
+    if text.isascii():
+        return 1.0  # every letter is Latin (or there is none)
+    # Counted per distinct character: a poem repeats a few dozen characters thousands of times.
+    letters = {ch: n for ch, n in Counter(text).items() if ch.isalpha()}
     if not letters:
         return 1.0
-    latin = sum(1 for ch in letters if ch.isascii() or "LATIN" in unicodedata.name(ch, ""))
-    return latin / len(letters)
+    latin = sum(
+        n for ch, n in letters.items() if ch.isascii() or "LATIN" in unicodedata.name(ch, "")
+    )
+    return latin / sum(letters.values())
 
 
 def not_a_poem_reason(text: str | None) -> str | None:

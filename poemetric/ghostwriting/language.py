@@ -18,6 +18,8 @@ language model:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from poemetric.screening import MIN_LATIN_SHARE, latin_share
 from poemetric.text.tokens import tokenize
 
@@ -59,6 +61,7 @@ ENGLISH_ELIDED = frozenset({"c'mon", "c'mere", "d'ye", "d'you", "d'ya", "d'yer"}
 MIN_FOREIGN_WORDS = 3
 
 
+@lru_cache(maxsize=1 << 16)
 def _foreign(token: str) -> bool:
     if token in FOREIGN_WORDS:
         return True

@@ -41,6 +41,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from operator import itemgetter
 
 from poemetric.ghostwriting.syllables import Syllable, Word, poem_syllables, poem_words
 from poemetric.text.tokens import tokenize
@@ -104,17 +105,23 @@ def _matches(
     earlier: dict[tuple[str, tuple[str, ...]], list[int]] = defaultdict(list)
     found: set[tuple[int, int]] = set()
     repeated = repeated_lines(words)
+    # Read once per syllable, not once per pair tried.
+    lines = [syllable.line for syllable in syllables]
+    word_of = [syllable.word for syllable in syllables]
+    spelling = [words[word].text for word in word_of]
     for i, syllable in enumerate(syllables):
-        if syllable.line in repeated:
+        line = lines[i]
+        if line in repeated:
             continue
-        key = syllable.rhyme_key
-        for j in reversed(earlier[key]):
-            other = syllables[j]
-            if other.line < syllable.line - window_lines:
+        same_key = earlier[syllable.rhyme_key]
+        first_line = line - window_lines
+        word, text = word_of[i], spelling[i]
+        for j in reversed(same_key):
+            if lines[j] < first_line:
                 break
-            if other.word != syllable.word and words[other.word].text != words[syllable.word].text:
+            if word_of[j] != word and spelling[j] != text:
                 found.add((j, i))
-        earlier[key].append(i)
+        same_key.append(i)
     return found
 
 
@@ -123,37 +130,36 @@ def find_rhymes(
 ) -> list[list[tuple[int, int]]]:
     """The rhymes: runs of matching syllable pairs, each from its first stressed pair on."""
     matches = _matches(syllables, words, window_lines)
+    stressed = [syllable.stressed for syllable in syllables]
+    word_final = [
+        k + 1 == len(syllables) or syllables[k + 1].word != syllable.word
+        for k, syllable in enumerate(syllables)
+    ]
     rhymes: list[list[tuple[int, int]]] = []
-    for j, i in sorted(matches, key=lambda pair: (pair[1], pair[0])):
+    for j, i in sorted(matches, key=itemgetter(1, 0)):
         if (j - 1, i - 1) in matches:
             continue  # not the start of a run
         run = [(j, i)]
         while (run[-1][0] + 1, run[-1][1] + 1) in matches:
             run.append((run[-1][0] + 1, run[-1][1] + 1))
-        trimmed = _trim(run, syllables)
+        trimmed = _trim(run, stressed, word_final)
         if trimmed:
             rhymes.append(trimmed)
     return rhymes
 
 
-def _word_final(syllables: list[Syllable], index: int) -> bool:
-    return index + 1 == len(syllables) or syllables[index + 1].word != syllables[index].word
-
-
-def _trim(run: list[tuple[int, int]], syllables: list[Syllable]) -> list[tuple[int, int]]:
+def _trim(
+    run: list[tuple[int, int]], stressed: list[bool], word_final: list[bool]
+) -> list[tuple[int, int]]:
     """The rhyme inside a run of matching pairs: it starts at the first pair stressed on both
     sides and ends at the last pair that ends a word on both sides (a rhyme runs from a stressed
     vowel to the end of a word: *gritty* / *city*, not *heaven* / *every*). Empty when the run
-    has no such span."""
-    stressed = [syllables[a].stressed and syllables[b].stressed for a, b in run]
-    if not any(stressed):
+    has no such span. `stressed` and `word_final` say so of each syllable of the poem."""
+    both_stressed = [stressed[a] and stressed[b] for a, b in run]
+    if not any(both_stressed):
         return []
-    first = stressed.index(True)
-    ends = [
-        k
-        for k in range(first, len(run))
-        if _word_final(syllables, run[k][0]) and _word_final(syllables, run[k][1])
-    ]
+    first = both_stressed.index(True)
+    ends = [k for k in range(first, len(run)) if word_final[run[k][0]] and word_final[run[k][1]]]
     return run[first : ends[-1] + 1] if ends else []
 
 

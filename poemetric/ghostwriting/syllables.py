@@ -17,8 +17,8 @@ the same three features):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from poemetric.form import user_lexicon
 from poemetric.text.lines import poem_lines
@@ -42,8 +42,7 @@ CONSONANT_CLASSES: dict[str, str] = {
 REDUCED_VOWELS = frozenset({"AH", "IH"})
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     """One word of a poem: its spelling (lower-cased token), line and first pronunciation."""
 
     text: str
@@ -51,8 +50,10 @@ class Word:
     phones: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Syllable:
+class Syllable(NamedTuple):
+    """One syllable of a poem (a named tuple, not a dataclass: a poem makes hundreds and the
+    tuple is made three times as fast)."""
+
     word: int
     line: int
     vowel: str
@@ -65,8 +66,12 @@ class Syllable:
     def rhyme_key(self) -> tuple[str, tuple[str, ...]]:
         """Syllables with equal keys rhyme: same vowel, codas of the same consonant classes.
         The unstressed reduced vowels AH0 and IH0 count as one (*-ated* / *-ited*)."""
-        vowel = "@" if self.reduced else self.vowel
-        return vowel, tuple(CONSONANT_CLASSES.get(c, c) for c in self.coda)
+        return _rhyme_key("@" if self.reduced else self.vowel, self.coda)
+
+
+@lru_cache(maxsize=1 << 12)
+def _rhyme_key(vowel: str, coda: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    return vowel, tuple(CONSONANT_CLASSES.get(c, c) for c in coda)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -117,15 +122,29 @@ def poem_syllables(words: list[Word]) -> list[Syllable]:
     last_in_line = {word.line: index for index, word in enumerate(words)}
     syllables: list[Syllable] = []
     for index, word in enumerate(words):
-        line_end = last_in_line[word.line] == index
-        weak_word = _is_function_word(word.text) and not line_end
-        parts = split_syllables(word.phones)
-        for number, (vowel, stress, coda) in enumerate(parts):
-            # The last syllable of a line is a rhyme position, stressed or not (*Sicily* /
-            # *melody* at line ends).
-            stressed = (stress in (1, 2) and not weak_word) or (
-                line_end and number == len(parts) - 1
-            )
-            reduced = stress == 0 and vowel in REDUCED_VOWELS
+        parts = _word_syllables(word.text, word.phones, last_in_line[word.line] == index)
+        for vowel, coda, stressed, reduced in parts:
             syllables.append(Syllable(index, word.line, vowel, coda, stressed, reduced))
     return syllables
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_syllables(
+    text: str, phones: tuple[str, ...], line_end: bool
+) -> tuple[tuple[str, tuple[str, ...], bool, bool], ...]:
+    """(vowel, coda, stressed, reduced) of each syllable of a word, at the end of its line or
+    not. Kept per word: a run's poems repeat a few thousand words."""
+    weak_word = _is_function_word(text) and not line_end
+    parts = split_syllables(phones)
+    found = []
+    for number, (vowel, stress, coda) in enumerate(parts):
+        # The last syllable of a line is a rhyme position, stressed or not (*Sicily* /
+        # *melody* at line ends).
+        stressed = (stress in (1, 2) and not weak_word) or (line_end and number == len(parts) - 1)
+        reduced = stress == 0 and vowel in REDUCED_VOWELS
+        found.append((vowel, coda, stressed, reduced))
+    return tuple(found)
+
+
+# Its stress reads the function words of the pronunciations (see above).
+user_lexicon.on_change(_word_syllables.cache_clear)
