@@ -1,20 +1,24 @@
 """`poemetric export` writes each table's rows in one order, its natural key's
-(`schema.EXPORT_ORDER`).
+(`schema.EXPORT_ORDER`), and exports the survey designs (`surveys`).
 
 Rows were written in the order they were stored, which `merge` sets by the order of its sources:
 one run merged `s0 s1` and `s1 s0` exported its generations, form checks, judgments and calls in
-another order, and two exports of one run could not be diffed.
+another order, and two exports of one run could not be diffed. `surveys` (each survey's task,
+seed and design) could not be exported at all: "unknown table".
 """
 
 from __future__ import annotations
 
+import base64
 import csv
+import json
 from pathlib import Path
 from typing import Any
 
 from typer.testing import CliRunner
 
 from poemetric.cli import app
+from poemetric.paths import read_survey_secret
 from poemetric.store import RunStore
 from poemetric.store.db import stable_id
 from poemetric.store.schema import EXPORT_ORDER, EXPORTABLE_TABLES
@@ -137,3 +141,32 @@ def test_every_exported_table_has_a_unique_order(tmp_path: Path) -> None:
                 if index[2]  # a unique index: a PRIMARY KEY or UNIQUE constraint's
             ]
             assert order == columns or any(key <= order for key in keys), (table, keys)
+
+
+def test_surveys_are_exported_with_their_design_and_never_the_secret(tmp_path: Path) -> None:
+    """`surveys` holds what draws a survey again (task, seed, design): `export surveys` was
+    "unknown table". The survey secret, which the raters' private links are derived from, is a
+    file beside the store: neither it nor a link's token is in any exported file."""
+    run = _shard(tmp_path / "run", POEMS)
+    build = ["survey", "build", "--run", str(run), "--raters", "2", "--poems", "4", "--seed", "7"]
+    assert (built := runner.invoke(app, build)).exit_code == 0, built.output
+    links = runner.invoke(app, ["survey", "links", "--run", str(run)])
+    assert links.exit_code == 0, links.output
+    secret = read_survey_secret(run)
+    assert secret is not None
+    tokens = [line.rsplit("/", 1)[1] for line in links.output.split() if "/r/" in line]
+    assert len(tokens) == 2
+    out = tmp_path / "export"
+    for fmt in ("csv", "jsonl"):
+        result = runner.invoke(app, ["export", "--run", str(run), "--to", str(out), "-f", fmt])
+        assert result.exit_code == 0, result.output
+    with (out / "surveys.csv").open(encoding="utf-8", newline="") as handle:
+        (survey,) = list(csv.DictReader(handle))
+    assert (survey["survey_id"], survey["task"], survey["seed"]) == ("experts", "poemetric", "7")
+    design = json.loads(survey["config"])
+    assert design["raters"] == ["R1", "R2"] and design["poems"] == 4
+    assert set(survey) == {"survey_id", "task", "seed", "config", "created_at"}
+    written = b"".join(path.read_bytes() for path in sorted(out.iterdir()))
+    for hidden in (secret, secret.hex().encode(), base64.urlsafe_b64encode(secret).rstrip(b"=")):
+        assert hidden not in written
+    assert not any(token.encode() in written for token in tokens)

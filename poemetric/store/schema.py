@@ -296,6 +296,7 @@ EXPORTABLE_TABLES = (
     "recognitions",
     "calls",
     "batches",
+    "surveys",
     "survey_assignments",
     "survey_answers",
     "style_matches",
