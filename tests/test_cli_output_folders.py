@@ -64,7 +64,7 @@ def test_export_parquet_by_its_suffix(demo_run: Path, here: Path) -> None:
     [  # the option as typed: `-o all.csv` was answered "--to all.csv: ..."
         (
             ["-o", "all.csv"],
-            "-o all.csv: a file name, but 15 tables are exported, one file each, into a "
+            "-o all.csv: a file name, but 16 tables are exported, one file each, into a "
             "folder: give a folder (-o all/), or one table (poemetric export poems -o all.csv)",
         ),
         (

@@ -34,12 +34,13 @@ def checked_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _stage_verdicts(run: Path) -> list[dict[str, object]]:
-    """The form stage's stored verdicts, in the export's row order (the generations table's)."""
+    """The form stage's stored verdicts, in the export's row order (the generations table's
+    natural key, `schema.EXPORT_ORDER`)."""
     with RunStore(run, create=False) as store:
         rows = store.query(
             "SELECT f.passed, f.meter_score, f.rhyme_score, f.form_score, f.error, p.form "
             "FROM generations AS g JOIN form_checks AS f ON f.generation_id = g.generation_id "
-            "JOIN poems AS p ON p.poem_id = g.poem_id ORDER BY g.rowid"
+            "JOIN poems AS p ON p.poem_id = g.poem_id ORDER BY g.prompt_id, g.author, g.sample_index"
         )
     return [dict(row) for row in rows]
 
@@ -99,7 +100,9 @@ def test_form_check_ids_of_an_export_are_its_generation_ids(
     export's rows now keep their `generation_id`, which joins the form stage's table one-to-one."""
     records = _check_export(checked_run, tmp_path, fmt)
     with RunStore(checked_run, create=False) as store:
-        generations = store.query("SELECT generation_id, poem_id FROM generations ORDER BY rowid")
+        generations = store.query(
+            "SELECT generation_id, poem_id FROM generations ORDER BY prompt_id, author, sample_index"
+        )
         checks = store.query("SELECT generation_id, passed, form_score FROM form_checks")
     assert len({row["poem_id"] for row in generations}) < len(generations)  # poem ids repeat
     ids = [record["id"] for record in records]

@@ -29,7 +29,8 @@ def _store_calls(run: Path) -> list[float]:
                 cache_key=f"k{number}", provider="p", model="m", attempt=1, outcome="ok",
                 http_status=200, latency_s=latency,
             )  # fmt: skip
-        store.log_call(cache_key="k0", provider="p", model="m", attempt=1, outcome="error")
+        # logged last, and last by cache key: the export's order (its time, then its key)
+        store.log_call(cache_key="k9", provider="p", model="m", attempt=1, outcome="error")
         return [row[0] for row in store.query("SELECT latency_s FROM calls ORDER BY call_id")]
 
 

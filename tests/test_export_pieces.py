@@ -174,7 +174,8 @@ def test_a_column_of_numbers_and_text_is_refused_for_parquet_by_name_and_row(
     )
     assert result.exit_code == 2, result.output
     assert result.output.startswith("error: ")
-    assert "column 'http_status' of calls holds numbers and text (row 10: 'n/a')" in result.output
+    # Row 12 of the CSV and JSONL files, ordered by key (k0, k1, k10, k11, k2, ...): below.
+    assert "column 'http_status' of calls holds numbers and text (row 12: 'n/a')" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "c.parquet").exists()
     for suffix in (".csv", ".jsonl"):
@@ -183,4 +184,7 @@ def test_a_column_of_numbers_and_text_is_refused_for_parquet_by_name_and_row(
             ["export", "calls", "--run", str(tmp_path / "run"), "-o", str(tmp_path / f"c{suffix}")],
         )
         assert done.exit_code == 0, done.output
-    assert '"http_status":"n/a"' in (tmp_path / "c.jsonl").read_text(encoding="utf-8")
+    lines = (tmp_path / "c.jsonl").read_text(encoding="utf-8").splitlines()
+    assert '"http_status":"n/a"' in lines[11]  # the row the refusal named
+    with (tmp_path / "c.csv").open(encoding="utf-8", newline="") as handle:
+        assert list(csv.DictReader(handle))[11]["http_status"] == "n/a"

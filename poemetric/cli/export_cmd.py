@@ -55,6 +55,10 @@ def export(
 ) -> None:
     """Export tables of a run store, one file per table.
 
+    Each table's rows come in the order of its key (generations by prompt, author and sample;
+    judgments by generation, judge and sample; docs/running.md lists them), whatever order a
+    merge stored them in, so two exports of one run can be diffed.
+
     Values are as stored, but for one: an N/A answer on imagery or literary devices (a judge's in
     `judgments`, an expert's `score` in `survey_answers`), stored as 0, is written `NA` in CSV,
     which pandas, R and a spreadsheet's AVERAGE leave out of a mean, as `analyze` does (a blank

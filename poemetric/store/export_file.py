@@ -15,6 +15,7 @@ from poemetric.paths import replaced_when_done
 from poemetric.questionnaire import DIMENSIONS
 from poemetric.store.connect import StoreError
 from poemetric.store.frames import TableKinds, column_kinds, export_frames
+from poemetric.store.schema import export_order
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -79,7 +80,11 @@ def _refuse_mixed_kinds(
             f'SELECT rowid, "{name}" FROM {table} WHERE typeof("{name}") IN ({quoted}) '
             "ORDER BY rowid LIMIT 1"
         ).fetchone()
-        (row,) = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE rowid <= ?", (rowid,)).fetchone()
+        (row,) = conn.execute(  # its row in the CSV or JSONL file (`export_order`)
+            f"SELECT n FROM (SELECT rowid AS r, row_number() OVER ({export_order(table).strip()})"
+            f" AS n FROM {table}) WHERE r = ?",
+            (rowid,),
+        ).fetchone()
         raise StoreError(
             f"{destination}: column {name!r} of {table} holds numbers and {' and '.join(odd)} "
             f"(row {row}: {value!r}), and a Parquet column holds one type; export {table} as "

@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from poemetric.store.schema import export_order
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -48,10 +50,10 @@ EXPORT_CHUNK_ROWS = 5_000
 
 
 def export_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
-    """`table_frame`, and for `generations` each row's requested form, metre and rhyme pattern
-    after its own columns (without them `form check` refused an exported generations file: no
-    `form` column)."""
-    frame = table_frame(conn, table)
+    """`table_frame` in the table's export order (`schema.EXPORT_ORDER`: its natural key), and
+    for `generations` each row's requested form, metre and rhyme pattern after its own columns
+    (without them `form check` refused an exported generations file: no `form` column)."""
+    frame = table_frame(conn, table, export_order(table))
     return _with_requests(conn, table, frame, _requests(conn) if table == "generations" else {})
 
 
@@ -73,7 +75,7 @@ def export_frames(
         return
     requests = _requests(conn) if table == "generations" else {}
     texts = _request_texts(conn) if table == "generations" else ()
-    cursor = conn.execute(f"SELECT * FROM {table}")
+    cursor = conn.execute(f"SELECT * FROM {table}{export_order(table)}")
     while chunk := [tuple(row) for row in cursor.fetchmany(rows)]:
         frame = _with_requests(conn, table, plan.frame(chunk), requests)
         for column in texts:  # a piece's column of NULLs is text as the whole one is
@@ -122,11 +124,12 @@ def _with_requests(
     return frame
 
 
-def table_frame(conn: sqlite3.Connection, table: str) -> pd.DataFrame:
-    """Every row of `table` (a checked table name), its columns typed by their declared type."""
+def table_frame(conn: sqlite3.Connection, table: str, order: str = "") -> pd.DataFrame:
+    """Every row of `table` (a checked table name), its columns typed by their declared type;
+    `order`: an ORDER BY clause (`schema.export_order`), none for the stored order."""
     import pandas as pd  # here, not at module level: CLI start-up time
 
-    cursor = conn.execute(f"SELECT * FROM {table}")
+    cursor = conn.execute(f"SELECT * FROM {table}{order}")
     names = [description[0] for description in cursor.description]
     rows = [tuple(row) for row in cursor]
     frame = pd.DataFrame.from_records(rows, columns=names, coerce_float=True)

@@ -274,8 +274,9 @@ def merge_runs(
                 shard_records.append(records)
                 surveys.append((path.parent, merged))
                 done.append(source)
+            merged_at = utc_now()  # one time for the merge: the report says its sources as one
             sources_merged = [
-                {"source": str(source), "merged_at": utc_now()}
+                {"source": str(source), "merged_at": merged_at}
                 for source in report.sources
                 if source not in report.skipped_sources
             ]

@@ -296,6 +296,7 @@ EXPORTABLE_TABLES = (
     "recognitions",
     "calls",
     "batches",
+    "surveys",
     "survey_assignments",
     "survey_answers",
     "style_matches",
@@ -303,3 +304,45 @@ EXPORTABLE_TABLES = (
     "probe_choices",
     "probe_lines",
 )
+
+#: The order `poemetric export` writes each table's rows in: its natural key (the key `merge`
+#: matches rows by, or its primary key), unique in the table; poems in the dataset's order. Rows were written in the order
+#: they were stored, which `merge` sets by the order of its sources: a run merged `s0 s1` and
+#: `s1 s0` exported the same rows in another order. A key of a UNIQUE or PRIMARY KEY constraint
+#: is read through its index, a piece at a time (no sort of the table). The call log has no key
+#: (`merge` renumbers `call_id`): it is ordered by its values, `call_id` last, for rows alike.
+EXPORT_ORDER: dict[str, tuple[str, ...]] = {
+    "poems": ("position", "poem_id"),  # the dataset's order, as `analyze` reads them
+    "templates": ("template_hash",),
+    "prompts": ("prompt_id",),
+    "generations": ("prompt_id", "author", "sample_index"),
+    "form_checks": ("generation_id",),
+    "judgments": ("generation_id", "judge", "sample_index"),
+    "recognitions": ("poem_id", "judge", "sample_index"),
+    "calls": (
+        "created_at",
+        "cache_key",
+        "attempt",
+        "provider",
+        "model",
+        "outcome",
+        "http_status",
+        "detail",
+        "latency_s",
+        "call_id",
+    ),
+    "batches": ("batch_id",),
+    "surveys": ("survey_id",),
+    "survey_assignments": ("survey_id", "rater_id", "position"),
+    "survey_answers": ("survey_id", "rater_id", "generation_id", "question"),
+    "style_matches": ("trial_id", "judge", "sample_index"),
+    "line_annotations": ("sheet_id", "annotator", "generation_id", "line_number"),
+    "probe_choices": ("pair_id", "scorer", "sample_index"),
+    "probe_lines": ("line_id",),
+}
+
+
+def export_order(table: str) -> str:
+    """The ORDER BY clause of `table`'s rows in an export (`EXPORT_ORDER`; the stored order,
+    `rowid`, for a table outside it: `meta`, `response_cache`, `holders`, `leases`)."""
+    return " ORDER BY " + ", ".join(EXPORT_ORDER.get(table, ("rowid",)))

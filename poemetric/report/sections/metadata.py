@@ -95,6 +95,27 @@ def _templates(run: ReportRun) -> list[dict[str, Any]]:
     return [{**dict(t), "used_by": ", ".join(uses.get(t["template_hash"], []))} for t in rows]
 
 
+def merge_lines(entries: list[Any]) -> list[str]:
+    """The store's `merged_from` record (one entry per source merged: `{"source", "merged_at"}`)
+    as lines to read: the sources of one merge (one `merged_at`) and when, to the second,
+    `runs/s0, runs/s1 (merged 2026-05-01 14:03:12 UTC)`. The page printed each entry as a
+    Python dict. An entry without its time (a plain path) is its source alone."""
+    merges: list[tuple[str, list[str]]] = []  # (merged_at, sources), in the order merged
+    for entry in entries:
+        if isinstance(entry, dict):
+            source, stamp = str(entry.get("source", "")), str(entry.get("merged_at") or "")
+        else:
+            source, stamp = str(entry), ""
+        if merges and stamp and merges[-1][0] == stamp:
+            merges[-1][1].append(source)
+        else:
+            merges.append((stamp, [source]))
+    return [
+        ", ".join(sources) + (f" (merged {stamp[:19].replace('T', ' ')} UTC)" if stamp else "")
+        for stamp, sources in merges
+    ]
+
+
 @section(100)
 def metadata(run: ReportRun) -> Section:
     store = run.store
@@ -106,7 +127,7 @@ def metadata(run: ReportRun) -> Section:
         "metadata.html.j2",
         run_dir=str(store.run_dir),
         dataset=store.get_meta("dataset", {}) or {},
-        merged=store.get_meta("merged_from", []) or [],
+        merged=merge_lines(store.get_meta("merged_from", []) or []),
         generators=generators,
         judges=judges,
         templates=templates,
