@@ -306,9 +306,9 @@ EXPORTABLE_TABLES = (
 )
 
 #: The order `poemetric export` writes each table's rows in: its natural key (the key `merge`
-#: matches rows by, or its primary key), unique in the table; poems in the dataset's order. Rows were written in the order
-#: they were stored, which `merge` sets by the order of its sources: a run merged `s0 s1` and
-#: `s1 s0` exported the same rows in another order. A key of a UNIQUE or PRIMARY KEY constraint
+#: matches rows by, or its primary key), unique in the table; poems in the dataset's order.
+#: Rows were written in the order they were stored, which `merge` sets by the order of its
+#: sources: a run merged `s0 s1` and `s1 s0` exported the same rows in another order. A key of a UNIQUE or PRIMARY KEY constraint
 #: is read through its index, a piece at a time (no sort of the table). The call log has no key
 #: (`merge` renumbers `call_id`): it is ordered by its values, `call_id` last, for rows alike.
 EXPORT_ORDER: dict[str, tuple[str, ...]] = {
