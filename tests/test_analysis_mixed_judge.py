@@ -47,7 +47,10 @@ def _judged_twice(tmp_path: Path, change: dict[str, object] | None) -> Path:
     store = prepared_store(tmp_path / "run", poems=3)
     run_generation(store, [scripted_spec(name="machine")], options=FAST)
     with OpenAIServer(lambda call: VALID_JUDGE_ANSWER, api_key=TEST_KEY) as server:
-        judge = openai_spec(server.base_url, name="tj")
+        # Named in the notes as the tables name it (`Test judge`), not by its key `tj`.
+        judge = openai_spec(server.base_url, name="tj").model_copy(
+            update={"display_name": "Test judge"}
+        )
         run_judging(store, judge, options=dataclasses.replace(FAST, limit=1))
         later: ModelSpec = judge.model_copy(update=change or {})
         run_judging(store, later, options=FAST)
@@ -68,7 +71,7 @@ def test_a_changed_temperature_is_named_with_its_judgments(tmp_path: Path) -> No
     )
     notes = _notes(_judged_twice(tmp_path, {"settings": settings}))
     assert (
-        "judge 'tj' answered under 2 configurations (temperature=0.7: 4 judgments; "
+        "judge 'Test judge' answered under 2 configurations (temperature=0.7: 4 judgments; "
         "temperature unset: 2 judgments), pooled in its tables"
     ) in notes
 
@@ -76,7 +79,7 @@ def test_a_changed_temperature_is_named_with_its_judgments(tmp_path: Path) -> No
 def test_another_model_behind_the_name_is_named(tmp_path: Path) -> None:
     notes = _notes(_judged_twice(tmp_path, {"model": "other-model"}))
     assert (
-        "judge 'tj' answered under 2 configurations (model 'other-model-served': 4 judgments; "
+        "judge 'Test judge' answered under 2 configurations (model 'other-model-served': 4 judgments; "
         "model 'test-model-served': 2 judgments)"
     ) in notes
 
@@ -114,9 +117,9 @@ def test_a_judge_that_changed_model_gets_one_note_not_two(tmp_path: Path) -> Non
     """The judge's judgments came from two models: the note naming both with their counts is
     the one note; the run's note on a model file now naming another model said it again."""
     notes = _notes(_judged_twice(tmp_path, {"model": "other-model"}))
-    assert notes.count("'tj'") == 1, notes
+    assert notes.count("'Test judge'") == 1 and "'tj'" not in notes, notes
     assert "labelled as its file names it now" not in notes
-    assert "judge 'tj' answered under 2 configurations (model 'other-model-served'" in notes
+    assert "judge 'Test judge' answered under 2 configurations (model 'other-model-served'" in notes
 
 
 def test_a_judge_whose_every_judgment_came_from_its_earlier_model_keeps_its_note(

@@ -58,8 +58,9 @@ def test_each_judge_is_set_beside_the_experts_over_the_same_poems() -> None:
     # A judge that scored every poem has the experts' own numbers beside it.
     assert table.at["all", "poems"] == 3
     assert table.at["all", "expert_sd"] == pytest.approx(table.at["experts", "sd"])
-    (note,) = discrimination_notes(table.reset_index())
-    assert "half scored 2 of the 3 poems the experts rated" in note, note
+    # Named as the table's rows name the judge (`presentable`'s rater_name), not by its key.
+    (note,) = discrimination_notes(table.reset_index(), lambda name: name.title() + " judge")
+    assert "(Table 2): Half judge scored 2 of the 3 poems the experts rated" in note, note
     assert f"beside the experts' {statistics.stdev([5, 4, 1, 2]):.2f}" in note, note
 
 

@@ -21,7 +21,9 @@ from poemetric.analysis.plotting import figure_style
 from poemetric.analysis.recipes import FIGURE_KINDS
 from poemetric.analysis.synthetic import build_synthetic_run
 from poemetric.cli import app
+from poemetric.providers.base import ModelSpec
 from poemetric.store import RunStore
+from poemetric.store.models import record_models
 
 
 def _run(tmp_path: Path) -> tuple[Path, Path]:
@@ -67,13 +69,22 @@ def test_the_report_names_an_author_with_no_dots(tmp_path: Path) -> None:
 
 def test_analyze_names_an_author_with_no_bar_in_its_notes(tmp_path: Path) -> None:
     """`analyze` counted model-a's two poems among those left out, but its terminal note (and
-    notes.txt) did not say model-a has no bar in Figs. 6-8, as the captions and report do."""
+    notes.txt) did not say model-a has no bar in Figs. 6-8, as the captions and report do; it
+    named the judge and the author by key beside tables that name them by display name."""
     path, experts = _run(tmp_path)
+    with RunStore(path, create=False) as store:
+        for stage, key, shown in (
+            ("generate", "model-a", "Model A"),
+            ("judge", "judge-x", "Judge X"),
+        ):
+            spec = ModelSpec(name=key, provider="openai", model=key, display_name=shown)
+            record_models(store, stage, [spec])
     result = CliRunner().invoke(app, ["analyze", "--run", str(path), "--experts", str(experts)])
     assert result.exit_code == 0, result.output
     notes = " ".join(result.output.split())
+    assert "judge Judge X vs experts (all items, 2 poems" in notes, notes
     assert (
-        "2 poems the experts rated are left out of both, as judge-x has no score for them "
-        "(model-a 2); no bars for model-a: judge-x scored none of the poems the experts rated "
+        "2 poems the experts rated are left out of both, as Judge X has no score for them "
+        "(Model A 2); no bars for Model A: Judge X scored none of the poems the experts rated "
         "of it" in notes
     ), notes

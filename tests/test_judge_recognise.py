@@ -220,7 +220,8 @@ def test_analysis_notes_the_recognise_answers_it_left_out(
         return "Here is a poem of my own:\nThe rain came down"
 
     with OpenAIServer(respond, api_key=TEST_KEY) as server:
-        write_judge(user_model, "j", server.base_url)
+        # Named by its display name, as the recognition table names it; the command keeps `j`.
+        write_judge(user_model, "j", server.base_url, display_name="Judge J")
         code, _ = invoke("judge", "recognise", "--run", str(run), "--judge", "j", "--no-progress")
         assert code == 1
     with RunStore(run) as store:
@@ -229,7 +230,7 @@ def test_analysis_notes_the_recognise_answers_it_left_out(
     assert (row["judge"], row["poems"]) == ("j", 1)
     (note,) = [note for note in result.notes if "recognise answer" in note]
     assert note.startswith(
-        "1 recognise answer of judge 'j' failed and is left out of the recognition table "
+        "1 recognise answer of judge 'Judge J' failed and is left out of the recognition table "
         "(the first: unparsable answer"
     )
     assert note.endswith(

@@ -15,8 +15,10 @@ from poemetric.analysis.context import FigureContext
 from poemetric.analysis.data import load_run_data
 from poemetric.analysis.poems_only import poems_only
 from poemetric.ghostwriting.tables import ghostwriting_tables
+from poemetric.providers.base import ModelSpec
 from poemetric.report import build_report
 from poemetric.store import RunStore
+from poemetric.store.models import record_models
 
 NOT_POEMS = {
     "bot-refusal": "I'm sorry, but I can't write that poem.",
@@ -149,20 +151,25 @@ def test_the_notes_name_authors_as_the_tables_do(store: RunStore) -> None:
                            "error": "timeout"})  # fmt: skip
     store.save_judgment({"judgment_id": "markov-p1-0", "generation_id": "markov-p1",
                          "judge": "j", "sample_index": 0, "status": "not_judged"})  # fmt: skip
+    # The judge too is named as the tables name it (`Judge J`); its command keeps `j`.
+    record_models(store, "judge", [ModelSpec(name="j", provider="openai", model="j-model",
+                                             display_name="Judge J")])  # fmt: skip
     notes = "\n".join(analyze_run(store, n_boot=0).notes)
     for said in (
         "(by author, bot 1 of 5, Markov baseline 1 of 3 generations)",  # failed
         "not made: the answer was not a poem (empty, a refusal, a single line, or not in Latin script): "
         "by author, Markov baseline 1 of 2 generations;",  # not judged
         "have no form check (Markov baseline 2)",
-        "not judged by j (bot 2, Markov baseline 1)",
+        "not judged by Judge J (bot 2, Markov baseline 1): its tables cover only the judged "
+        "ones; run `poemetric judge --run",
         "lexical tables (lexical, top_words, imagery, opening_words, profile_similarity): by "
         "author, bot 2 of 4, Markov baseline 1 of 2 generations",
         "ghostwriting tables: by author, bot 2 of 4, Markov baseline 1 of 2 generations",
         "than the human row: Markov baseline 1 (1 answered with no poem)",
     ):
         assert said in notes, (said, notes)
-    assert "markov" not in notes, notes
+    assert "markov" not in notes and "judged by j " not in notes, notes
+    assert "--judge j`" in notes, notes
 
 
 def test_ghostwriting_metrics_writes_the_tables_analyze_writes(store: RunStore) -> None:

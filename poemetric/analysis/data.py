@@ -73,8 +73,10 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     from poemetric.analysis.judge_choice import chosen_judges
     from poemetric.analysis.labels import run_labels  # it reads this module
 
-    # The notes name each author as the tables beside them do (`Markov baseline`, not `markov`).
-    author = run_labels(store).author
+    # The notes name each author and judge as the tables beside them do (`Markov baseline`, not
+    # `markov`); the commands in them keep the key.
+    labels = run_labels(store)
+    author = labels.author
     judges, judge_notes = chosen_judges(store, judge) if judge else (None, [])
     notes = list(judge_notes)
     generations = pd.read_sql_query(
@@ -149,7 +151,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
             f"{counted(not_poems, 'judgment')} not made: the answer was not a poem ({NOT_POEM_KINDS})"
             f"{_not_poems_by_author(store, judges, author)}; see the `judges` table"
         )
-    mixed = mixed_judges(store, judges)
+    mixed = mixed_judges(store, judges, labels.judge)
     notes += mixed.notes
     # A judge whose judgments came from several models has its note already: one note, not two.
     notes += other_model_notes(store, mixed.several_models, judges, stages=(JUDGE_STAGE,))
@@ -157,7 +159,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     for key in DIMENSION_KEYS:
         judgments[key] = pd.to_numeric(judgments[key], errors="coerce")
     notes += form_coverage_notes(generations, form_checks, store, author)
-    unjudged = judge_coverage_notes(generations, judgments, store, author)
+    unjudged = judge_coverage_notes(generations, judgments, store, author, labels.judge)
     notes += unjudged
     judge_notes += unjudged
     return RunData(
@@ -303,10 +305,11 @@ def judge_coverage_notes(
     judgments: pd.DataFrame,
     store: RunStore,
     label: Callable[[str], str] = str,
+    judge_label: Callable[[str], str] = str,
 ) -> list[str]:
     """Say when a judge judged only part of the poems (e.g. poems generated after its last
     `judge`): its tables would then silently compare authors (named by `label`) over different
-    subsets."""
+    subsets. The judge is named by `judge_label`, its command by its key."""
     notes: list[str] = []
     for judge, rows in judgments.groupby("judge", sort=True):
         # A generation that is not a poem (empty, a refusal) is stored as not judged and never
@@ -327,7 +330,7 @@ def judge_coverage_notes(
             )
             notes.append(
                 f"{counted(len(unjudged), 'generation')} {plural(len(unjudged), 'was', 'were')} not "
-                f"judged by {judge} ({listed}): its "
+                f"judged by {judge_label(str(judge))} ({listed}): its "
                 "tables cover only the judged ones; run "
                 f"`{stage_command('judge', store.run_dir, str(judge))}`"
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +39,11 @@ class MixedJudges:
     several_models: set[str]
 
 
-def mixed_judges(store: RunStore, judges: Sequence[str] | None = None) -> MixedJudges:
-    """The notes and judges of several models (of `judges`, default all): see `MixedJudges`."""
+def mixed_judges(
+    store: RunStore, judges: Sequence[str] | None = None, label: Callable[[str], str] = str
+) -> MixedJudges:
+    """The notes and judges of several models (of `judges`, default all): see `MixedJudges`.
+    The notes name each judge by `label`, as the tables do."""
     notes = []
     configurations = _configurations(store, judges)
     for judge, counts in sorted(configurations.items()):
@@ -51,7 +54,7 @@ def mixed_judges(store: RunStore, judges: Sequence[str] | None = None) -> MixedJ
             for configuration, n in counts.most_common()
         )
         notes.append(
-            f"judge {judge!r} answered under {len(counts)} configurations ({listed}), pooled in "
+            f"judge {label(judge)!r} answered under {len(counts)} configurations ({listed}), pooled in "
             "its tables: its judge file (or the model behind its name) changed between `judge` "
             "commands on this run (or between runs merged into it). For one configuration, "
             "judge in a new --run; to compare them, give each its own judge file name (a copy "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -150,10 +151,11 @@ def recognition_table(store: RunStore) -> pd.DataFrame:
     return pd.DataFrame(table)
 
 
-def recognition_notes(store: RunStore) -> list[str]:
+def recognition_notes(store: RunStore, label: Callable[[str], str] = str) -> list[str]:
     """One note per judge whose `judge recognise` answers failed (the call, or reading the
     answer): the `recognition` table is made of the answers read, and said nothing of the others
-    (a judge none of whose answers could be read had no row and no note at all)."""
+    (a judge none of whose answers could be read had no row and no note at all). The judge is
+    named by `label`, as the tables name it; the command keeps its key."""
     rows = store.query(
         "SELECT judge, COUNT(*) AS failed, (SELECT r.error FROM recognitions r WHERE r.judge = "
         "f.judge AND r.status = 'error' ORDER BY r.poem_id, r.sample_index LIMIT 1) AS first "
@@ -161,7 +163,8 @@ def recognition_notes(store: RunStore) -> list[str]:
     )
     command = f"{program()} judge recognise --run {shlex.quote(str(store.run_dir))}"
     return [
-        f"{counted(row['failed'], 'recognise answer')} of judge {row['judge']!r} failed and "
+        f"{counted(row['failed'], 'recognise answer')} of judge {label(row['judge'])!r} failed "
+        "and "
         f"{plural(row['failed'], 'is', 'are')} left out of the recognition table (the first: "
         f"{row['first']}); `{command} --judge {row['judge']}` reads the stored answers again, "
         "--refresh-failed-parses asks again"

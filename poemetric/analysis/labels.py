@@ -115,7 +115,13 @@ def run_labels(store: RunStore) -> Labels:
     """Display names for every author and judge of the run (see module docstring)."""
     recorded = recorded_models(store)
     authors = [r[0] for r in store.query("SELECT DISTINCT author FROM generations")]
-    judges = [r[0] for r in store.query("SELECT DISTINCT judge FROM judgments")]
+    # A judge that only ran `judge recognise` is named in the recognition table and its notes.
+    judges = [
+        r[0]
+        for r in store.query(
+            "SELECT judge FROM judgments UNION SELECT judge FROM recognitions ORDER BY judge"
+        )
+    ]
     result = Labels()
     for names, stage, kind, target in (
         (authors, "generate", "generators", result.authors),

@@ -17,6 +17,7 @@ import pandas as pd
 
 from poemetric.analysis.data import author_order
 from poemetric.analysis.experts import experts_as_judgments
+from poemetric.analysis.labels import Labels
 from poemetric.analysis.scores import dimension_scores
 from poemetric.questionnaire import DIMENSION_KEYS, DIMENSIONS, DIMENSIONS_BY_KEY
 from poemetric.stats import CIMethod
@@ -142,13 +143,16 @@ def unscored_text(authors: list[str], judge: str, mark: str, label: Callable[[st
     )
 
 
-def left_out_notes(table: pd.DataFrame) -> list[str]:
+def left_out_notes(table: pd.DataFrame, labels: Labels | None = None) -> list[str]:
     """A note per judge whose `experts_on_judged_poems` left out poems the experts rated, naming
-    the authors left with no bar (as the figures' captions do)."""
+    the authors left with no bar (as the figures' captions do); judges and authors are named by
+    `labels`, as the tables and captions name them."""
+    labels = labels or Labels()
     notes = []
     for judge, rows in table.groupby("judge", sort=True):
-        if text := left_out_text(left_out_poems(rows), str(judge)):
-            no_bar = unscored_text(unscored_authors(rows), str(judge), "no bars")
+        shown = labels.judge(str(judge))
+        if text := left_out_text(left_out_poems(rows), shown, labels.author):
+            no_bar = unscored_text(unscored_authors(rows), shown, "no bars", labels.author)
             notes.append(
                 f"judge vs experts over the same poems (Figs. 6-8): {text}"
                 + (f"; {no_bar}" if no_bar else "")

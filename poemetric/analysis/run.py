@@ -222,7 +222,7 @@ def analyze_run(
     for name, table in (("judges", judge_report(store)), ("recognition", recognition_table(store))):
         if not table.empty:
             result.tables[name] = table
-    result.notes += recognition_notes(store)
+    result.notes += recognition_notes(store, result.labels.judge)
     behaviour = result.tables.get("judges", pd.DataFrame())
     if "pending_reasks" in behaviour:
         pending = behaviour.loc[behaviour["pending_reasks"] > 0, "judge"].astype(str).tolist()
@@ -385,7 +385,7 @@ def _expert_tables(
     )
     beside = experts_on_judged_poems(ratings, data.judgments, method=ci_method, seed=seed)
     result.tables["experts_on_judged_poems"] = beside
-    result.notes += left_out_notes(beside)
+    result.notes += left_out_notes(beside, result.labels)
     result.tables["agreement_by_expert"] = expert_pao(ratings, data.judgments)
     result.tables["discrimination"] = discrimination(ratings, data.judgments)
-    result.notes += discrimination_notes(result.tables["discrimination"])
+    result.notes += discrimination_notes(result.tables["discrimination"], result.labels.judge)

@@ -15,6 +15,7 @@ Sec. 6.4, App. D, Table 2), computed by `poemetric.reliability` (the code behind
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -167,10 +168,10 @@ def discrimination(
     return pd.DataFrame(rows, columns=DISCRIMINATION_COLUMNS)
 
 
-def discrimination_notes(table: pd.DataFrame) -> list[str]:
-    """A note per judge that scored fewer of the expert-rated poems than the experts did: its
-    SD is to be read beside the experts' over the same poems (`expert_sd`), not the experts'
-    row over all of theirs."""
+def discrimination_notes(table: pd.DataFrame, label: Callable[[str], str] = str) -> list[str]:
+    """A note per judge (named by `label`, as the table's rows are) that scored fewer of the
+    expert-rated poems than the experts did: its SD is to be read beside the experts' over the
+    same poems (`expert_sd`), not the experts' row over all of theirs."""
     if table.empty or "experts" not in set(table["rater"]):
         return []
     everything = int(table.loc[table["rater"] == "experts", "poems"].iloc[0])
@@ -179,7 +180,7 @@ def discrimination_notes(table: pd.DataFrame) -> list[str]:
         rater, poems = str(row["rater"]), int(row["poems"])
         if rater != "experts" and poems < everything:
             notes.append(
-                f"discrimination (Table 2): {rater} scored {poems} of the {everything} poems the "
+                f"discrimination (Table 2): {label(rater)} scored {poems} of the {everything} poems the "
                 f"experts rated; its SD {_sd(float(row['sd']))} is over those, beside the experts' "
                 f"{_sd(float(row['expert_sd']))} over the same poems (column expert_sd; the experts' row "
                 "is over all of theirs)"

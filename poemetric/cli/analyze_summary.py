@@ -142,8 +142,9 @@ def summary_authors(result: AnalysisResult, judges: list[str]) -> list[str]:
 
 def agreement_lines(result: AnalysisResult, n_boot: int) -> list[str]:
     """A line per judge vs the experts, then the experts among themselves, over all items:
-    `judge x vs experts (all items, 40 poems, 120 paired ratings): PAo 0.412 [0.350, 0.470], ...`.
-    Text, not markup: "[0.12, 0.23]" read as a tag vanished."""
+    `judge x vs experts (all items, 40 poems, 120 paired ratings): PAo 0.412 [0.350, 0.470], ...`,
+    the judge named as the tables name it. Text, not markup: "[0.12, 0.23]" read as a tag
+    vanished."""
     lines = []
     for name, who in (
         ("agreement", "judge {judge} vs experts"),
@@ -154,7 +155,7 @@ def agreement_lines(result: AnalysisResult, n_boot: int) -> list[str]:
         table = result.tables[name]
         for row in table[table["item"] == "all"].to_dict("records"):
             lines.append(
-                who.format(judge=row.get("judge"))
+                who.format(judge=result.labels.judge(str(row.get("judge"))))
                 + f" (all items, {counted(int(row['n_poems']), 'poem')}, "
                 + f"{counted(int(row['n_pairs']), 'paired rating')}): "
                 + ", ".join(
