@@ -74,6 +74,8 @@ def test_a_changed_temperature_is_named_with_its_judgments(tmp_path: Path) -> No
         "judge 'Test judge' answered under 2 configurations (temperature=0.7: 4 judgments; "
         "temperature unset: 2 judgments), pooled in its tables"
     ) in notes
+    # the file to copy, by the key `--judge` takes (the display name names no file)
+    assert "its judge file `tj` (or the model behind its name) changed" in notes
 
 
 def test_another_model_behind_the_name_is_named(tmp_path: Path) -> None:

@@ -55,10 +55,10 @@ def mixed_judges(
         )
         notes.append(
             f"judge {label(judge)!r} answered under {len(counts)} configurations ({listed}), pooled in "
-            "its tables: its judge file (or the model behind its name) changed between `judge` "
-            "commands on this run (or between runs merged into it). For one configuration, "
-            "judge in a new --run; to compare them, give each its own judge file name (a copy "
-            "of the file)"
+            f"its tables: its judge file `{judge}` (or the model behind its name) changed "
+            "between `judge` commands on this run (or between runs merged into it). For one "
+            "configuration, judge in a new --run; to compare them, give each its own judge file "
+            "name (a copy of the file)"
         )
     several = {
         judge
