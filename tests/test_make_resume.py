@@ -30,6 +30,35 @@ KEEP_VENV = [
 ]
 
 
+def _venv_under_test() -> Path:
+    """The venv of this Python, which the tests give make as VENV= (skips without make or
+    without poemetric installed there)."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    venv = Path(sys.executable).parent.parent
+    if not (venv / "bin" / "poemetric").exists():
+        pytest.skip("poemetric is not installed beside this Python")
+    return venv
+
+
+def _make_generate(venv: Path, run: Path, env: dict[str, str], log: Path) -> subprocess.Popen[str]:
+    """`make generate` of 4 prompts by `remote-test` into `run`, in a session of its own, its
+    output in `log`."""
+    args = ["make", "-s", *KEEP_VENV, f"VENV={venv}", "generate", f"RUN={run}",
+            "MODELS=remote-test", "LIMIT=4", "ARGS=--no-progress"]  # fmt: skip
+    with log.open("w") as handle:
+        return subprocess.Popen(
+            args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, text=True,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+
+
+def _wait_for_requests(server: OpenAIServer, count: int) -> None:
+    deadline = time.monotonic() + 60
+    while len(server.generation_requests) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_make_command_maps_the_options_back_to_make_variables(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -55,11 +84,7 @@ def test_make_command_maps_the_options_back_to_make_variables(
 
 
 def test_ctrl_c_in_make_generate_prints_a_make_line_that_resumes(tmp_path: Path) -> None:
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    venv = Path(sys.executable).parent.parent
-    if not (venv / "bin" / "poemetric").exists():
-        pytest.skip("poemetric is not installed beside this Python")
+    venv = _venv_under_test()
     run = tmp_path / "my run"
     held = HeldAfter(2)
     with OpenAIServer(held, api_key=TEST_KEY) as server:
@@ -71,16 +96,8 @@ def test_ctrl_c_in_make_generate_prints_a_make_line_that_resumes(tmp_path: Path)
             "COLUMNS": "400",
         }
         log = tmp_path / "make.log"
-        args = ["make", "-s", *KEEP_VENV, f"VENV={venv}", "generate", f"RUN={run}",
-                "MODELS=remote-test", "LIMIT=4", "ARGS=--no-progress"]  # fmt: skip
-        with log.open("w") as handle:
-            process = subprocess.Popen(
-                args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, text=True,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
-        deadline = time.monotonic() + 60
-        while len(server.generation_requests) < 3 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        process = _make_generate(venv, run, env, log)
+        _wait_for_requests(server, 3)
         os.killpg(process.pid, signal.SIGINT)  # Ctrl-C: the terminal signals the whole group
         process.wait(timeout=60)
         held.release.set()
@@ -108,11 +125,7 @@ def test_ctrl_c_in_make_generate_prints_a_make_line_that_resumes(tmp_path: Path)
 def test_an_unknown_judge_under_make_names_the_venvs_poemetric(tmp_path: Path) -> None:
     """`make judge JUDGE=typo` said "see `poemetric models --judges`", a command not on a make
     user's PATH (the venv is not activated)."""
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    venv = Path(sys.executable).parent.parent
-    if not (venv / "bin" / "poemetric").exists():
-        pytest.skip("poemetric is not installed beside this Python")
+    venv = _venv_under_test()
     done = subprocess.run(
         ["make", "-s", *KEEP_VENV, f"VENV={venv}", "judge", f"RUN={tmp_path / 'run'}",
          "JUDGE=gemini-2.5-pr"],
@@ -153,11 +166,7 @@ def test_sigterm_to_make_stops_poemetric_and_make_waits_for_it(tmp_path: Path) -
     died, make exited 143 at once and poemetric went on calling the provider, orphaned, with
     no word in the log. The recipe execs poemetric now: it gets the signal, stops as after any
     SIGTERM, and make's status is its own."""
-    if shutil.which("make") is None:
-        pytest.skip("make is not installed")
-    venv = Path(sys.executable).parent.parent
-    if not (venv / "bin" / "poemetric").exists():
-        pytest.skip("poemetric is not installed beside this Python")
+    venv = _venv_under_test()
     held = HeldAfter(2)
     with OpenAIServer(held, api_key=TEST_KEY) as server:
         env = {
@@ -167,17 +176,9 @@ def test_sigterm_to_make_stops_poemetric_and_make_waits_for_it(tmp_path: Path) -
             "POEMETRIC_STOP_GRACE": "0.5",
         }
         log = tmp_path / "make.log"
-        args = ["make", "-s", *KEEP_VENV, f"VENV={venv}", "generate", f"RUN={tmp_path / 'run'}",
-                "MODELS=remote-test", "LIMIT=4", "ARGS=--no-progress"]  # fmt: skip
-        with log.open("w") as handle:
-            process = subprocess.Popen(
-                args, cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, text=True,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-            )  # fmt: skip
+        process = _make_generate(venv, tmp_path / "run", env, log)
         try:
-            deadline = time.monotonic() + 60
-            while len(server.generation_requests) < 3 and time.monotonic() < deadline:
-                time.sleep(0.05)
+            _wait_for_requests(server, 3)
             process.send_signal(signal.SIGTERM)  # make alone, as `kill PID` does
             # make ends by the signal once its child has (the shell, `sacct`: 143)
             assert process.wait(timeout=60) == -signal.SIGTERM
