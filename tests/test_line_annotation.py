@@ -28,6 +28,17 @@ if TYPE_CHECKING:
 REFRAIN = "The same line again and again"
 
 
+def _line_survey_with_sheets(tmp_path: Path) -> str:
+    """The run of `_store_with_a_refrain` with a line survey `lines` of 3 poems built and its
+    sheets written (`RUN/survey-lines/R1.csv`, ...); the run's path."""
+    _store_with_a_refrain(tmp_path).close()
+    run = str(tmp_path / "run")
+    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
+    assert CliRunner().invoke(app, build).exit_code == 0
+    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    return run
+
+
 def _store_with_a_refrain(tmp_path: Path) -> RunStore:
     """Four demo poems (human rows) and a 'parrot' poem that repeats its second line."""
     store = prepared_store(tmp_path / "run", poems=4)
@@ -260,11 +271,7 @@ def test_a_line_survey_sheet_imported_completes_the_raters_pages(tmp_path: Path)
     was graded, as if nothing had been imported."""
     from poemetric.survey import db
 
-    _store_with_a_refrain(tmp_path).close()
-    run = str(tmp_path / "run")
-    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
-    assert CliRunner().invoke(app, build).exit_code == 0
-    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    run = _line_survey_with_sheets(tmp_path)
     folder = tmp_path / "run" / "survey-lines"
     filled = _filled(folder / "R1.csv", tmp_path / "R1.csv", "R1", "weak")
     done = CliRunner().invoke(app, ["ghostwriting", "import-lines", "--run", run, str(filled)])
@@ -281,11 +288,7 @@ def test_a_line_survey_sheet_imported_under_another_name_is_named(tmp_path: Path
     annotator without a word: R1 stayed "0 of N done" and their web grades of those poems were
     kept beside it. The printed sheet names the rater it is for, and the import warns, as
     `survey import` does of an expert's answers to poems the survey did not give them."""
-    _store_with_a_refrain(tmp_path).close()
-    run = str(tmp_path / "run")
-    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
-    assert CliRunner().invoke(app, build).exit_code == 0
-    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    run = _line_survey_with_sheets(tmp_path)
     folder = tmp_path / "run" / "survey-lines"
     assert "Annotator: R1 " in (folder / "R1.html").read_text(encoding="utf-8")
     filled = _filled(folder / "R1.csv", tmp_path / "R1.csv", "Jane", "weak")
@@ -362,11 +365,7 @@ def test_a_poem_graded_in_part_is_named_as_the_raters_sheet_names_it(tmp_path: P
     only in part was named by its number in the whole survey, with no file or line: "sheet
     survey-lines: R1 graded poem 2 only in part" of the poem R1.csv lists as item 1. Now the
     file, line, item number and code of the file's own rows."""
-    _store_with_a_refrain(tmp_path).close()
-    run = str(tmp_path / "run")
-    build = ["survey", "build", "--run", run, "-s", "lines", "--task", "lines", "--poems", "3"]
-    assert CliRunner().invoke(app, build).exit_code == 0
-    assert CliRunner().invoke(app, ["survey", "sheets", "--run", run, "-s", "lines"]).exit_code == 0
+    run = _line_survey_with_sheets(tmp_path)
     with RunStore(tmp_path / "run", create=False) as store:
         task = stored_tasks(store)["survey-lines"]
         numbers = {_code(store, task, item.generation_id): item.item for item in task.items}
