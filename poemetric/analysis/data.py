@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -28,6 +29,9 @@ from poemetric.text.ordering import author_order as author_order
 from poemetric.text.ordering import natural_key as natural_key
 from poemetric.text.plural import counted, plural
 
+if TYPE_CHECKING:
+    from poemetric.analysis.labels import Labels  # it reads this module
+
 
 @dataclass
 class RunData:
@@ -48,6 +52,9 @@ class RunData:
     #: made, generations a judge has not judged, the chosen judges): `figures` says them only
     #: when it drew a judge's figure.
     judge_notes: list[str] = field(default_factory=list)
+    #: The run's display names (`run_labels`), which the notes name authors and judges by:
+    #: read once here for every reader of the data (None for data not read from a run).
+    labels: Labels | None = None
 
     @property
     def judges(self) -> list[str]:
@@ -164,7 +171,7 @@ def load_run_data(store: RunStore, *, judge: str | None = None) -> RunData:
     judge_notes += unjudged
     return RunData(
         generations, form_checks, judgments, notes, store.run_dir, judges, dataset_poems,
-        judge_notes,
+        judge_notes, labels,
     )  # fmt: skip
 
 

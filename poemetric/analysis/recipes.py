@@ -295,7 +295,7 @@ def render_figures(
     if data.generations.empty:
         report.skipped.append("all figures: the run has no successful generations")
         return report
-    labels = run_labels(store)
+    labels = data.labels or run_labels(store)
     ratings, report.notes = screened_expert_ratings(
         store,
         experts,

@@ -159,7 +159,9 @@ def analyze_run(
     report: read once, not twice)."""
     one_expert_source(experts, survey)
     data = load_run_data(store, judge=judge) if data is None else data
-    result = AnalysisResult(notes=list(data.notes), judges=data.judges, labels=run_labels(store))
+    result = AnalysisResult(
+        notes=list(data.notes), judges=data.judges, labels=data.labels or run_labels(store)
+    )
     if data.generations.empty:
         result.notes.append("no successful generations: nothing to analyze")
         return result

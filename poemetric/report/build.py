@@ -72,7 +72,7 @@ def load_report_run(
     return ReportRun(
         store=store,
         data=data,
-        labels=run_labels(store),
+        labels=data.labels or run_labels(store),
         judge=judge,
         experts_path=Path(experts) if experts is not None else None,
         experts=ratings,
